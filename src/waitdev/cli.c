@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+#include "util.h"
+
+void cli_init(struct cli *c, const char *program)
+{
+	memset(c, 0, sizeof(*c));
+	c->uevent_fd = -1;
+	c->kmsg = -1;
+	log_set_program(program);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_err("%s", line);
+	return EXIT_USAGE;
+}
+
+static int parse_int_arg(const char *opt, const char *arg, long min, long max,
+			 int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!*arg || *end || errno || v < min || v > max)
+		return -cli_usage_error("%s %s: expected a number from %ld to %ld",
+					opt, arg, min, max);
+	*out = (int)v;
+	return 1;
+}
+
+int cli_option(struct cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case CLI_OPT_TIMEOUT:
+		if (streq(arg, "forever")) {
+			c->timeout_ms = DEADLINE_FOREVER;
+		} else if (parse_seconds_ms(arg, &c->timeout_ms) < 0) {
+			return -cli_usage_error("--timeout %s: expected seconds (e.g. 3 or 0.5) or \"forever\"",
+						arg);
+		}
+		c->has_timeout = true;
+		return 1;
+	case CLI_OPT_CMDLINE:
+		c->cmdline = arg;
+		return 1;
+	case CLI_OPT_CMDLINE_FILE:
+		c->cmdline_file = arg;
+		return 1;
+	case CLI_OPT_FORMAT:
+		if (report_parse_format(arg, &c->format) < 0)
+			return -cli_usage_error("--format %s: expected plain, shell or json",
+						arg);
+		return 1;
+	case CLI_OPT_KMSG:
+		c->kmsg = 1;
+		return 1;
+	case CLI_OPT_NO_KMSG:
+		c->kmsg = 0;
+		return 1;
+	case CLI_OPT_SYSFS:
+		c->sysfs = arg;
+		return 1;
+	case CLI_OPT_UEVENT_FD:
+		return parse_int_arg("--uevent-fd", arg, 0, INT_MAX,
+				     &c->uevent_fd);
+	case CLI_OPT_RCVBUF:
+		return parse_int_arg("--rcvbuf", arg, 1, INT_MAX, &c->rcvbuf);
+	case 'q':
+		c->quiet = true;
+		return 1;
+	case 'v':
+		c->verbose++;
+		return 1;
+	}
+	return 0;
+}
+
+int cli_load_config(const struct cli *c, struct wait_config *cfg)
+{
+	char err[512];
+	int r;
+
+	cmdline_config_init(cfg);
+	if (c->cmdline)
+		r = cmdline_parse(c->cmdline, cfg, err, sizeof(err));
+	else
+		r = cmdline_parse_file(c->cmdline_file, cfg, err, sizeof(err));
+	if (r == -EINVAL) {
+		log_err("kernel command line: %s", err);
+		return EXIT_USAGE;
+	}
+	if (r < 0) {
+		log_err("%s", err);
+		/* a --cmdline-file the user named is a usage error */
+		return c->cmdline_file ? EXIT_USAGE : EXIT_SYSTEM;
+	}
+	return 0;
+}
+
+void cli_apply_timeout(const struct cli *c, struct wait_config *cfg)
+{
+	if (!c->has_timeout)
+		return;
+	cfg->root_ms = cfg->console_ms = cfg->net_ms = c->timeout_ms;
+}
+
+static int add_target(struct engine *e, const char *role,
+		      const struct spec *spec, uint64_t timeout_ms)
+{
+	int r = engine_add_target(e, role, spec, timeout_ms);
+
+	if (r == -EOPNOTSUPP)
+		return cli_usage_error("%s %s: needs %s, which this waitdev was built without",
+				       role, spec->text,
+				       spec_need_name(spec_need(spec)));
+	if (r < 0)
+		return cli_usage_error("%s %s: cannot wait for it: %s", role,
+				       spec->text, strerror(-r));
+	return 0;
+}
+
+static void setup_logging(const struct cli *c)
+{
+	if (c->quiet)
+		log_set_level(LOG_LVL_ERR);
+	else if (c->verbose == 1)
+		log_set_level(LOG_LVL_INFO);
+	else if (c->verbose > 1)
+		log_set_level(LOG_LVL_DEBUG);
+	if (c->kmsg == 1 || (c->kmsg == -1 && log_kmsg_wanted())) {
+		int r = log_open_kmsg(NULL);
+
+		if (r < 0 && c->kmsg == 1)
+			log_warn("/dev/kmsg: %s", strerror(-r));
+	}
+}
+
+static int add_targets(struct engine *e, const struct wait_config *cfg,
+		       unsigned roles)
+{
+	unsigned i;
+	int r;
+
+	if (roles & CLI_ROLE_ROOT && cfg->has_root) {
+		r = add_target(e, "root", &cfg->root, cfg->root_ms);
+		if (r)
+			return r;
+	}
+	if (roles & CLI_ROLE_CONSOLE && cfg->has_console) {
+		if (cfg->console.type == SPEC_CONSOLE_OTHER) {
+			log_notice("console %s is not a tty: not waited for",
+				   cfg->console.text);
+		} else {
+			r = add_target(e, "console", &cfg->console,
+				       cfg->console_ms);
+			if (r)
+				return r;
+		}
+	}
+	for (i = 0; roles & CLI_ROLE_NET && i < cfg->n_net; i++) {
+		r = add_target(e, "net", &cfg->net[i], cfg->net_ms);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int cli_run(const struct cli *c, const struct wait_config *cfg,
+	    unsigned roles, struct engine **out)
+{
+	struct engine_options opts = {
+		.sysfs_root = c->sysfs,
+		.uevent_fd = c->uevent_fd,
+		.rcvbuf = c->rcvbuf,
+	};
+	struct engine *e;
+	unsigned i;
+	int r;
+
+	*out = NULL;
+	setup_logging(c);
+	for (i = 0; i < cfg->n_skipped; i++)
+		log_info("%s: not a block device or tty, not waited for",
+			 cfg->skipped[i]);
+	r = engine_new(&e, &opts);
+	if (r < 0) {
+		log_err("%s", strerror(-r));
+		return EXIT_SYSTEM;
+	}
+	*out = e;
+	r = add_targets(e, cfg, roles);
+	if (r)
+		return r;
+	if (engine_target_count(e) == 0)
+		log_info("nothing to wait for");
+	r = engine_run(e);
+	report_stats(e);
+	if (r < 0) {
+		log_err("wait failed: %s", strerror(-r));
+		return EXIT_SYSTEM;
+	}
+	if (r == EXIT_TIMEOUT)
+		report_diagnosis(e);
+	return r;
+}

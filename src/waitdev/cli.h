@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cli.h - what waitdev, rootwait and consolewait share: the common
+ * options, reading the kernel command line, turning a config into engine
+ * targets, running the wait and reporting its outcome.
+ */
+#ifndef WAITDEV_CLI_H
+#define WAITDEV_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmdline.h"
+#include "engine.h"
+#include "report.h"
+
+enum {
+	CLI_ROLE_ROOT = 1 << 0,
+	CLI_ROLE_CONSOLE = 1 << 1,
+	CLI_ROLE_NET = 1 << 2,
+};
+
+struct cli {
+	const char *cmdline;		/* --cmdline STRING */
+	const char *cmdline_file;	/* --cmdline-file FILE */
+	const char *sysfs;		/* --sysfs DIR */
+	int uevent_fd;			/* --uevent-fd N, -1 */
+	int rcvbuf;			/* --rcvbuf BYTES, 0 */
+	bool has_timeout;
+	uint64_t timeout_ms;		/* --timeout S */
+	enum report_format format;
+	int verbose;
+	bool quiet;
+	int kmsg;			/* -1 auto, 0 off, 1 on */
+};
+
+/* Long options every front end takes; ids above 256. */
+enum {
+	CLI_OPT_TIMEOUT = 0x100,
+	CLI_OPT_CMDLINE,
+	CLI_OPT_CMDLINE_FILE,
+	CLI_OPT_FORMAT,
+	CLI_OPT_KMSG,
+	CLI_OPT_NO_KMSG,
+	CLI_OPT_SYSFS,
+	CLI_OPT_UEVENT_FD,
+	CLI_OPT_RCVBUF,
+	CLI_OPT_VERSION,
+	CLI_OPT_ROOT,
+	CLI_OPT_CONSOLE,
+	CLI_OPT_NET,
+};
+
+#define CLI_COMMON_LONG_OPTIONS                                              \
+	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },             \
+	{ "cmdline", required_argument, NULL, CLI_OPT_CMDLINE },             \
+	{ "cmdline-file", required_argument, NULL, CLI_OPT_CMDLINE_FILE },   \
+	{ "format", required_argument, NULL, CLI_OPT_FORMAT },               \
+	{ "kmsg", no_argument, NULL, CLI_OPT_KMSG },                         \
+	{ "no-kmsg", no_argument, NULL, CLI_OPT_NO_KMSG },                   \
+	{ "sysfs", required_argument, NULL, CLI_OPT_SYSFS },                 \
+	{ "uevent-fd", required_argument, NULL, CLI_OPT_UEVENT_FD },         \
+	{ "rcvbuf", required_argument, NULL, CLI_OPT_RCVBUF },               \
+	{ "quiet", no_argument, NULL, 'q' },                                 \
+	{ "verbose", no_argument, NULL, 'v' },                               \
+	{ "help", no_argument, NULL, 'h' },                                  \
+	{ "version", no_argument, NULL, CLI_OPT_VERSION }
+
+#define CLI_COMMON_SHORT_OPTIONS "qvh"
+
+void cli_init(struct cli *c, const char *program);
+
+/*
+ * Handles one common option. Returns 1 when handled, 0 when @opt is not
+ * a common one, or -EXIT_USAGE after printing a one-line error.
+ */
+int cli_option(struct cli *c, int opt, const char *arg);
+
+/* Reads the kernel command line (or --cmdline/--cmdline-file) into @cfg.
+ * Returns 0 or an exit status after printing why. */
+int cli_load_config(const struct cli *c, struct wait_config *cfg);
+
+/* Applies --timeout to every kind of @cfg. */
+void cli_apply_timeout(const struct cli *c, struct wait_config *cfg);
+
+/*
+ * Runs the wait for the roles in @roles of @cfg and returns the exit
+ * status; *@out keeps the engine for printing the result (free it with
+ * engine_free(), which also restores the signal mask).
+ */
+int cli_run(const struct cli *c, const struct wait_config *cfg,
+	    unsigned roles, struct engine **out);
+
+/* The "program: error" line for usage errors; returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

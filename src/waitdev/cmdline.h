@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cmdline.h - the kernel command line: tokenising with the kernel's own
+ * quoting rules and turning the keys waitdev understands into a config.
+ *
+ * Keys: waitdev.root= (else root=), waitdev.console= (else the last
+ * console= naming a tty), waitdev.net=, waitdev.timeout=, rootwait,
+ * rootwait=, rootdelay=, consolewait, consoledelay=. Everything after a
+ * bare "--" belongs to init and is ignored. Single-valued keys: the last
+ * one wins, as in the kernel.
+ */
+#ifndef WAITDEV_CMDLINE_H
+#define WAITDEV_CMDLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+#define CMDLINE_MAX (64 * 1024)	/* far above any COMMAND_LINE_SIZE */
+#define CMDLINE_NET_MAX 16
+#define CMDLINE_SKIPPED_MAX 8
+
+#define DEADLINE_FOREVER UINT64_MAX
+
+/* Defaults: rootwait-less root, the 2009 console patch, network. */
+#define DEFAULT_ROOT_MS (180 * 1000)
+#define DEFAULT_CONSOLE_MS 1000
+#define DEFAULT_NET_MS (30 * 1000)
+
+struct wait_config {
+	bool has_root, has_console;
+	struct spec root;
+	struct spec console;
+	unsigned int n_net;
+	struct spec net[CMDLINE_NET_MAX];
+
+	/* Relative timeouts in ms, DEADLINE_FOREVER for none. */
+	uint64_t root_ms, console_ms, net_ms;
+	bool has_timeout;		/* waitdev.timeout= bounds everything */
+	uint64_t timeout_ms;
+
+	/* Non-tty console= values, reported and skipped. */
+	unsigned int n_skipped;
+	char skipped[CMDLINE_SKIPPED_MAX][SPEC_VALUE_MAX];
+};
+
+/* Sets every field to "nothing named" and the default timeouts. */
+void cmdline_config_init(struct wait_config *cfg);
+
+/*
+ * Splits the next parameter off @args like the kernel's next_arg():
+ * whitespace separates, double quotes group (and are removed), the value
+ * follows the first '='. Modifies @args in place. Returns the rest of the
+ * string, NULL at the end. @param is never NULL on success; @val is NULL
+ * for a key without '='.
+ */
+char *cmdline_next_arg(char *args, char **param, char **val);
+
+/*
+ * Parses a whole command line into @cfg. Returns 0, or -EINVAL with a
+ * one-line message naming the key in @err. Unknown waitdev.* keys are
+ * errors; keys of other subsystems are ignored.
+ */
+int cmdline_parse(const char *text, struct wait_config *cfg, char *err,
+		  unsigned errsize);
+
+/*
+ * Parses a comma-separated list of net specs (the value of waitdev.net=)
+ * into @cfg->net, replacing what was there; @key names it in messages.
+ */
+int cmdline_parse_net_list(const char *key, const char *val,
+			   struct wait_config *cfg, char *err, unsigned errsize);
+
+/* Reads @path (default /proc/cmdline) and parses it. -errno on I/O
+ * errors (message in @err). */
+int cmdline_parse_file(const char *path, struct wait_config *cfg, char *err,
+		       unsigned errsize);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * device.h - the device record: what waitdev knows about one block
+ * device, tty or network interface, whatever source it came from.
+ *
+ * Records are built from a uevent (netlink, sysfs "uevent" file or a test
+ * feed) plus a few sysfs attributes, kept in the device table, updated by
+ * later events (change, move, rtnetlink link state) and handed to the
+ * matchers in spec.h.
+ */
+#ifndef WAITDEV_DEVICE_H
+#define WAITDEV_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum dev_kind {
+	DEV_OTHER = 0,
+	DEV_BLOCK,
+	DEV_TTY,
+	DEV_NET,
+};
+
+#define DEV_MAC_MAX 32	/* MAX_ADDR_LEN */
+
+struct device {
+	enum dev_kind kind;
+	char *devpath;		/* sysfs path below /sys, "/devices/..." */
+	char *name;		/* DEVNAME for block/tty, INTERFACE for net */
+	bool has_devt;
+	unsigned int major, minor;
+
+	/* block */
+	bool is_partition;
+	unsigned int partn;
+	char *partname;		/* PARTNAME: the GPT partition name */
+	uint64_t diskseq;
+	uint64_t size;		/* in 512-byte sectors; 0 = no medium */
+	/* filled by a probe back end or the udev source, NULL otherwise */
+	char *fs_uuid;
+	char *fs_label;
+	char *part_uuid;
+
+	/* net */
+	int ifindex;
+	unsigned int flags;	/* IFF_* */
+	unsigned int operstate;	/* IF_OPER_* */
+	unsigned char mac[DEV_MAC_MAX];
+	unsigned int mac_len;
+
+	/* the sysfs scan that last saw it (see engine rescans) */
+	unsigned int generation;
+};
+
+const char *dev_kind_name(enum dev_kind kind);
+/* Frees the strings of @dev (not @dev itself) and zeroes it. */
+void device_clear(struct device *dev);
+/* "ab:cd:..." into @buf (>= 3 * DEV_MAC_MAX bytes). */
+void device_format_mac(const struct device *dev, char *buf, unsigned size);
+/* "/dev/NAME" for block and tty, the interface name for net. */
+int device_node(const struct device *dev, char *buf, unsigned size);
+
+#endif

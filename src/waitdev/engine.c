@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+#include "deadline.h"
+#include "engine.h"
+#include "log.h"
+#include "probe.h"
+#include "rtnl.h"
+#include "sysfs.h"
+#include "util.h"
+
+struct engine {
+	struct engine_options opts;
+	struct target targets[ENGINE_TARGETS_MAX];
+	unsigned int n_targets;
+	bool want[DEV_NET + 1];	/* kinds some target waits for */
+	bool want_link;		/* a net target asks for :up/:carrier */
+	bool want_probe;
+
+	struct devtab *devtab;
+	struct sysfs *sysfs;
+	struct source *source;
+	struct rtnl *rtnl;
+	int epoll_fd, timer_fd, signal_fd;
+	sigset_t old_mask;
+	bool mask_saved;
+
+	uint64_t start_ms;
+	unsigned int generation;
+	struct engine_stats stats;
+};
+
+enum { TAG_SOURCE = 1, TAG_RTNL, TAG_TIMER, TAG_SIGNAL };
+
+int engine_new(struct engine **out, const struct engine_options *opts)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	int r;
+
+	if (!e)
+		return -ENOMEM;
+	e->opts = *opts;
+	e->epoll_fd = e->timer_fd = e->signal_fd = -1;
+	r = devtab_new(&e->devtab);
+	if (r < 0) {
+		free(e);
+		return r;
+	}
+	*out = e;
+	return 0;
+}
+
+void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	if (e->signal_fd >= 0)
+		close(e->signal_fd);
+	if (e->mask_saved)
+		sigprocmask(SIG_SETMASK, &e->old_mask, NULL);
+	if (e->timer_fd >= 0)
+		close(e->timer_fd);
+	if (e->epoll_fd >= 0)
+		close(e->epoll_fd);
+	rtnl_free(e->rtnl);
+	source_free(e->source);
+	sysfs_free(e->sysfs);
+	devtab_free(e->devtab);
+	free(e);
+}
+
+int engine_add_target(struct engine *e, const char *role,
+		      const struct spec *spec, uint64_t timeout_ms)
+{
+	enum spec_need need = spec_need(spec);
+	enum dev_kind kind = spec_kind(spec);
+	struct target *t;
+
+	if (e->n_targets == ENGINE_TARGETS_MAX)
+		return -E2BIG;
+	if (kind == DEV_OTHER || spec->type == SPEC_CONSOLE_OTHER)
+		return -EINVAL;
+	if ((need == SPEC_NEED_PROBE && !probe_available()) ||
+	    need == SPEC_NEED_UDEV)
+		return -EOPNOTSUPP;
+	t = &e->targets[e->n_targets++];
+	memset(t, 0, sizeof(*t));
+	t->role = role;
+	t->spec = *spec;
+	t->timeout_ms = timeout_ms;
+	e->want[kind] = true;
+	e->want_link |= kind == DEV_NET && spec->net_state != NET_EXISTS;
+	e->want_probe |= need == SPEC_NEED_PROBE;
+	return 0;
+}
+
+unsigned int engine_target_count(const struct engine *e)
+{
+	return e->n_targets;
+}
+
+const struct target *engine_target(const struct engine *e, unsigned int i)
+{
+	return i < e->n_targets ? &e->targets[i] : NULL;
+}
+
+const struct devtab *engine_devtab(const struct engine *e)
+{
+	return e->devtab;
+}
+
+struct engine_stats engine_stats(const struct engine *e)
+{
+	struct engine_stats s = e->stats;
+
+	if (e->source)
+		s.source = *source_stats(e->source);
+	return s;
+}
+
+static uint64_t elapsed_ms(const struct engine *e)
+{
+	return now_ms() - e->start_ms;
+}
+
+static void target_found(struct engine *e, struct target *t,
+			 const struct device *dev)
+{
+	t->state = TARGET_FOUND;
+	t->dev = dev;
+	t->waited_ms = elapsed_ms(e);
+	if (device_node(dev, t->node, sizeof(t->node)) < 0)
+		strscpy(t->node, dev->name ? dev->name : "?", sizeof(t->node));
+	log_notice("%s %s: found %s after %llu.%03llu s", t->role,
+		   t->spec.text, t->node,
+		   (unsigned long long)(t->waited_ms / 1000),
+		   (unsigned long long)(t->waited_ms % 1000));
+}
+
+static void target_lost(struct engine *e, struct target *t, const char *why)
+{
+	(void)e;
+	log_notice("%s %s: %s %s, waiting again", t->role, t->spec.text,
+		   t->node, why);
+	t->state = TARGET_WAITING;
+	t->dev = NULL;
+	t->node[0] = '\0';
+	t->lost++;
+}
+
+/* Re-decides every target against one (new or changed) record. */
+static void engine_evaluate(struct engine *e, const struct device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++) {
+		struct target *t = &e->targets[i];
+		bool ok = spec_match(&t->spec, dev) &&
+			  spec_device_ready(&t->spec, dev);
+
+		if (t->state == TARGET_FOUND && t->dev == dev && !ok)
+			target_lost(e, t, "is no longer ready");
+		else if (t->state == TARGET_WAITING && ok)
+			target_found(e, t, dev);
+	}
+}
+
+static void engine_forget(struct engine *e, struct device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++) {
+		struct target *t = &e->targets[i];
+
+		if (t->state == TARGET_FOUND && t->dev == dev)
+			target_lost(e, t, "was removed");
+	}
+	devtab_remove(e->devtab, dev);
+}
+
+static int engine_apply(struct engine *e, const struct uevent *ev)
+{
+	enum dev_kind kind = devtab_kind_of(ev->subsystem);
+	struct device *dev;
+	int r;
+
+	if (!e->want[kind] || kind == DEV_OTHER)
+		return 0;
+	log_debug("uevent %s %s %s", uevent_action_name(ev->action),
+		  ev->subsystem, ev->devpath);
+	switch (ev->action) {
+	case UEVENT_REMOVE:
+		dev = devtab_find(e->devtab, ev->devpath);
+		if (dev)
+			engine_forget(e, dev);
+		return 0;
+	case UEVENT_ADD:
+	case UEVENT_CHANGE:
+	case UEVENT_MOVE:
+	case UEVENT_ONLINE:
+	case UEVENT_BIND:
+		break;
+	default:
+		return 0;
+	}
+	dev = devtab_update(e->devtab, ev, e->generation);
+	if (!dev)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	r = sysfs_read_attrs(e->sysfs, dev);
+	if (r < 0)
+		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));
+	if (e->want_probe && kind == DEV_BLOCK && dev->size > 0)
+		probe_block(dev);
+	engine_evaluate(e, dev);
+	return 0;
+}
+
+static int scan_cb(void *ctx, const struct uevent *ev)
+{
+	return engine_apply(ctx, ev);
+}
+
+/* Enumerates what exists; after an overflow, also drops what vanished. */
+static int engine_scan(struct engine *e, bool sweep)
+{
+	enum dev_kind kind;
+	size_t i;
+	int r;
+
+	e->generation++;
+	for (kind = DEV_BLOCK; kind <= DEV_NET; kind++) {
+		if (!e->want[kind])
+			continue;
+		r = sysfs_scan(e->sysfs, kind, scan_cb, e);
+		if (r < 0)
+			return r;
+	}
+	if (!sweep)
+		return 0;
+	for (i = devtab_count(e->devtab); i-- > 0;) {
+		struct device *dev = devtab_at(e->devtab, i);
+
+		if (dev->generation != e->generation)
+			engine_forget(e, dev);
+	}
+	return 0;
+}
+
+static bool engine_done(const struct engine *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++)
+		if (e->targets[i].state == TARGET_WAITING)
+			return false;
+	return true;
+}
+
+static int engine_arm(struct engine *e)
+{
+	uint64_t next = DEADLINE_NEVER;
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++) {
+		const struct target *t = &e->targets[i];
+
+		if (t->state != TARGET_EXPIRED && t->deadline < next)
+			next = t->deadline;
+	}
+	return deadline_arm(e->timer_fd, next);
+}
+
+static void engine_expire(struct engine *e)
+{
+	uint64_t now = now_ms();
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++) {
+		struct target *t = &e->targets[i];
+
+		if (t->state != TARGET_WAITING || t->deadline > now)
+			continue;
+		t->state = TARGET_EXPIRED;
+		t->waited_ms = elapsed_ms(e);
+		log_warn("%s %s: not found within %llu.%03llu s", t->role,
+			 t->spec.text,
+			 (unsigned long long)(t->timeout_ms / 1000),
+			 (unsigned long long)(t->timeout_ms % 1000));
+	}
+}
+
+static void link_cb(void *ctx, const struct rtnl_link *link)
+{
+	struct engine *e = ctx;
+	struct device *dev;
+
+	e->stats.link_updates++;
+	if (link->deleted)
+		return;	/* the "remove" uevent retires the record */
+	dev = devtab_find_ifindex(e->devtab, link->ifindex);
+	if (!dev)
+		return;	/* not announced yet: its "add" reads sysfs */
+	dev->flags = link->flags;
+	dev->operstate = link->operstate;
+	if (link->mac && link->mac_len <= DEV_MAC_MAX) {
+		memcpy(dev->mac, link->mac, link->mac_len);
+		dev->mac_len = link->mac_len;
+	}
+	engine_evaluate(e, dev);
+}
+
+static int engine_on_source(struct engine *e)
+{
+	struct uevent ev;
+	int r;
+
+	while ((r = source_recv(e->source, &ev)) == 1) {
+		r = engine_apply(e, &ev);
+		if (r < 0)
+			return r;
+	}
+	if (r == -ENOBUFS) {
+		/* the kernel dropped uevents: what we know may be stale */
+		log_info("uevent receive buffer overflowed, rescanning sysfs");
+		e->stats.rescans++;
+		return engine_scan(e, true);
+	}
+	if (r == -EPIPE) {
+		log_debug("uevent feed closed");
+		epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
+			  NULL);
+		return 0;
+	}
+	return r;
+}
+
+static int engine_on_rtnl(struct engine *e)
+{
+	size_t i;
+	int r = rtnl_recv(e->rtnl, link_cb, e);
+
+	if (r != -ENOBUFS)
+		return r;
+	log_info("rtnetlink receive buffer overflowed, rereading link state");
+	e->stats.rescans++;
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		struct device *dev = devtab_at(e->devtab, i);
+
+		if (dev->kind == DEV_NET && sysfs_read_attrs(e->sysfs, dev) == 0)
+			engine_evaluate(e, dev);
+	}
+	return 0;
+}
+
+static int engine_on_signal(struct engine *e)
+{
+	struct signalfd_siginfo si;
+	ssize_t n = read(e->signal_fd, &si, sizeof(si));
+
+	if (n != (ssize_t)sizeof(si))
+		return n < 0 && errno == EAGAIN ? 0 : -EIO;
+	log_notice("interrupted by signal %u", si.ssi_signo);
+	return EXIT_SIGNAL_BASE + (int)si.ssi_signo;
+}
+
+static int epoll_add(int epfd, int fd, int tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)tag };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static int engine_setup_signals(struct engine *e)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &mask, &e->old_mask) < 0)
+		return -errno;
+	e->mask_saved = true;
+	e->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	return e->signal_fd < 0 ? -errno : 0;
+}
+
+/* Subscribe first, so that nothing appearing during the scan is lost. */
+static int engine_subscribe(struct engine *e)
+{
+	int r;
+
+	r = sysfs_open(e->opts.sysfs_root, &e->sysfs);
+	if (r < 0) {
+		log_err("cannot open sysfs at %s: %s",
+			e->opts.sysfs_root ? e->opts.sysfs_root : "/sys",
+			strerror(-r));
+		return r;
+	}
+	if (e->opts.uevent_fd >= 0)
+		r = source_open_fd(&e->source, e->opts.uevent_fd);
+	else
+		r = source_open_kernel(&e->source, e->opts.rcvbuf);
+	if (r < 0) {
+		log_err("cannot subscribe to uevents: %s", strerror(-r));
+		return r;
+	}
+	if (e->want_link) {
+		r = rtnl_open(&e->rtnl);
+		if (r < 0) {
+			log_err("cannot subscribe to rtnetlink: %s",
+				strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int engine_setup(struct engine *e)
+{
+	int r;
+
+	r = engine_setup_signals(e);
+	if (r < 0)
+		return r;
+	r = engine_subscribe(e);
+	if (r < 0)
+		return r;
+	e->timer_fd = deadline_open();
+	if (e->timer_fd < 0)
+		return e->timer_fd;
+	e->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->epoll_fd < 0)
+		return -errno;
+	r = epoll_add(e->epoll_fd, source_fd(e->source), TAG_SOURCE);
+	if (r == 0 && e->rtnl)
+		r = epoll_add(e->epoll_fd, rtnl_fd(e->rtnl), TAG_RTNL);
+	if (r == 0)
+		r = epoll_add(e->epoll_fd, e->timer_fd, TAG_TIMER);
+	if (r == 0)
+		r = epoll_add(e->epoll_fd, e->signal_fd, TAG_SIGNAL);
+	return r;
+}
+
+static int engine_dispatch(struct engine *e, uint32_t tag)
+{
+	switch (tag) {
+	case TAG_SOURCE:
+		return engine_on_source(e);
+	case TAG_RTNL:
+		return engine_on_rtnl(e);
+	case TAG_TIMER:
+		deadline_ack(e->timer_fd);
+		engine_expire(e);
+		return 0;
+	case TAG_SIGNAL:
+		return engine_on_signal(e);
+	}
+	return 0;
+}
+
+static int engine_loop(struct engine *e)
+{
+	while (!engine_done(e)) {
+		struct epoll_event evs[4];
+		int i, n, r;
+
+		r = engine_arm(e);
+		if (r < 0)
+			return r;
+		n = epoll_wait(e->epoll_fd, evs, ARRAY_SIZE(evs), -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		e->stats.wakeups++;
+		for (i = 0; i < n; i++) {
+			r = engine_dispatch(e, evs[i].data.u32);
+			if (r != 0)
+				return r;
+		}
+		/* a deadline may pass while events keep us busy */
+		engine_expire(e);
+	}
+	return 0;
+}
+
+int engine_run(struct engine *e)
+{
+	unsigned int i;
+	int r;
+
+	e->start_ms = now_ms();
+	for (i = 0; i < e->n_targets; i++) {
+		struct target *t = &e->targets[i];
+
+		t->deadline = t->timeout_ms == DEADLINE_FOREVER ?
+				      DEADLINE_NEVER :
+				      e->start_ms + t->timeout_ms;
+	}
+	r = engine_setup(e);
+	if (r < 0)
+		return r;
+	if (e->opts.after_subscribe)
+		e->opts.after_subscribe(e->opts.hook_ctx);
+	r = engine_scan(e, false);
+	if (r < 0)
+		return r;
+	engine_expire(e);	/* a zero timeout means "look once" */
+	r = engine_loop(e);
+	if (r != 0)
+		return r;
+	for (i = 0; i < e->n_targets; i++)
+		if (e->targets[i].state != TARGET_FOUND)
+			return EXIT_TIMEOUT;
+	return EXIT_FOUND;
+}

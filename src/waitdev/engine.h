@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * engine.h - the wait itself: one epoll loop over the uevent source, the
+ * rtnetlink socket (only when a link state is asked for), the deadline
+ * timerfd and a signalfd for SIGINT/SIGTERM.
+ *
+ * Data flow: source -> uevent -> device record (devtab + sysfs attributes)
+ * -> matchers (spec.h) -> target state. The engine subscribes before it
+ * scans sysfs, rescans after an overflow, and never sleeps or polls.
+ */
+#ifndef WAITDEV_ENGINE_H
+#define WAITDEV_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "devtab.h"
+#include "source.h"
+#include "spec.h"
+
+#define ENGINE_TARGETS_MAX 32
+
+enum target_state {
+	TARGET_WAITING = 0,
+	TARGET_FOUND,
+	TARGET_EXPIRED,
+};
+
+struct target {
+	const char *role;		/* "root", "console", "net" */
+	struct spec spec;
+	uint64_t timeout_ms;		/* DEADLINE_FOREVER for none */
+	uint64_t deadline;		/* absolute CLOCK_MONOTONIC ms */
+	enum target_state state;
+	const struct device *dev;	/* while TARGET_FOUND */
+	char node[256];			/* "/dev/sda1", "eth0" */
+	uint64_t waited_ms;		/* from the start to found/expired */
+	unsigned int lost;		/* times it went away again */
+};
+
+struct engine_options {
+	const char *sysfs_root;	/* NULL: /sys */
+	int uevent_fd;		/* -1: the kernel's netlink socket */
+	int rcvbuf;		/* 0: SOURCE_RCVBUF_DEFAULT */
+	/* tests: runs between subscribing and scanning */
+	void (*after_subscribe)(void *ctx);
+	void *hook_ctx;
+};
+
+struct engine_stats {
+	struct source_stats source;
+	uint64_t rescans;
+	uint64_t wakeups;	/* epoll_wait returns */
+	uint64_t link_updates;
+};
+
+struct engine;
+
+int engine_new(struct engine **out, const struct engine_options *opts);
+void engine_free(struct engine *e);
+
+/*
+ * Adds something to wait for. -EOPNOTSUPP when the spec needs a back end
+ * this build lacks (see spec_need()), -E2BIG past ENGINE_TARGETS_MAX.
+ */
+int engine_add_target(struct engine *e, const char *role,
+		      const struct spec *spec, uint64_t timeout_ms);
+
+/*
+ * Waits until every target is found or expired. Returns EXIT_FOUND,
+ * EXIT_TIMEOUT, 128 + signal number, or a negative errno.
+ * SIGINT and SIGTERM are blocked while it runs and restored by
+ * engine_free().
+ */
+int engine_run(struct engine *e);
+
+unsigned int engine_target_count(const struct engine *e);
+const struct target *engine_target(const struct engine *e, unsigned int i);
+const struct devtab *engine_devtab(const struct engine *e);
+struct engine_stats engine_stats(const struct engine *e);
+
+#endif

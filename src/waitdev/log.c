@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static const char *log_program = "waitdev";
+static enum log_level log_level = LOG_LVL_NOTICE;
+static int kmsg_fd = -1;
+
+void log_set_program(const char *name)
+{
+	log_program = name;
+}
+
+void log_set_level(enum log_level level)
+{
+	log_level = level;
+}
+
+enum log_level log_get_level(void)
+{
+	return log_level;
+}
+
+int log_open_kmsg(const char *path)
+{
+	int fd = open(path ? path : "/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	log_close_kmsg();
+	kmsg_fd = fd;
+	return 0;
+}
+
+void log_close_kmsg(void)
+{
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
+	kmsg_fd = -1;
+}
+
+bool log_kmsg_wanted(void)
+{
+	if (isatty(STDERR_FILENO))
+		return false;
+	if (getpid() != 1 && getppid() != 1)
+		return false;
+	return access("/dev/kmsg", W_OK) == 0;
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int saved = errno;
+	int n;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		goto out;
+	/* a diagnostic is one line: keep it one even if cut */
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	fprintf(stderr, "%s: %s\n", log_program, line);
+	if (kmsg_fd >= 0) {
+		char rec[1100];
+		/* the kernel takes "<N>" as the record's level */
+		int len = snprintf(rec, sizeof(rec), "<%d>%s: %.*s\n", level,
+				   log_program, n, line);
+
+		/* the log is best effort: never fail the wait over it */
+		if (len > 0 && write(kmsg_fd, rec, (size_t)len) < 0)
+			errno = saved;
+	}
+out:
+	errno = saved;
+}

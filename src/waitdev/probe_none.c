@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The probe back end of a build without libblkid. */
+#include <errno.h>
+
+#include "probe.h"
+
+const char *probe_backend(void)
+{
+	return "none";
+}
+
+bool probe_available(void)
+{
+	return false;
+}
+
+int probe_block(struct device *dev)
+{
+	(void)dev;
+	return -EOPNOTSUPP;
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <linux/if.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "report.h"
+#include "util.h"
+
+int report_parse_format(const char *s, enum report_format *fmt)
+{
+	if (streq(s, "plain"))
+		*fmt = REPORT_PLAIN;
+	else if (streq(s, "shell"))
+		*fmt = REPORT_SHELL;
+	else if (streq(s, "json"))
+		*fmt = REPORT_JSON;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+void report_shell_quote(FILE *out, const char *s)
+{
+	fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('\'', out);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static const char *state_name(enum target_state s)
+{
+	switch (s) {
+	case TARGET_FOUND:
+		return "found";
+	case TARGET_EXPIRED:
+		return "timeout";
+	default:
+		return "waiting";
+	}
+}
+
+/* WAITDEV_ROOT, WAITDEV_CONSOLE: one device; WAITDEV_NET: a list. */
+static void report_shell(FILE *out, const struct engine *e)
+{
+	static const char *const roles[] = { "root", "console", "net" };
+	char missing[1024] = "";
+	unsigned r, i;
+
+	for (r = 0; r < ARRAY_SIZE(roles); r++) {
+		char list[2048] = "";
+		bool any = false;
+
+		for (i = 0; i < engine_target_count(e); i++) {
+			const struct target *t = engine_target(e, i);
+
+			if (!streq(t->role, roles[r]))
+				continue;
+			any = true;
+			if (t->state == TARGET_FOUND) {
+				if (list[0])
+					strncat(list, " ", sizeof(list) - strlen(list) - 1);
+				strncat(list, t->node, sizeof(list) - strlen(list) - 1);
+			} else {
+				if (missing[0])
+					strncat(missing, " ", sizeof(missing) - strlen(missing) - 1);
+				snprintf(missing + strlen(missing),
+					 sizeof(missing) - strlen(missing),
+					 "%s=%s", t->role, t->spec.text);
+			}
+		}
+		if (!any || !list[0])
+			continue;
+		fprintf(out, "WAITDEV_%s=", r == 0 ? "ROOT" :
+					    r == 1 ? "CONSOLE" : "NET");
+		report_shell_quote(out, list);
+		fputc('\n', out);
+	}
+	fputs("WAITDEV_MISSING=", out);
+	report_shell_quote(out, missing);
+	fputc('\n', out);
+}
+
+static void report_json(FILE *out, const struct engine *e)
+{
+	unsigned i, n = engine_target_count(e);
+	bool all = true;
+
+	for (i = 0; i < n; i++)
+		all &= engine_target(e, i)->state == TARGET_FOUND;
+	fprintf(out, "{\"status\":\"%s\",\"targets\":[", all ? "found" : "timeout");
+	for (i = 0; i < n; i++) {
+		const struct target *t = engine_target(e, i);
+
+		fprintf(out, "%s{\"role\":", i ? "," : "");
+		json_string(out, t->role);
+		fputs(",\"spec\":", out);
+		json_string(out, t->spec.text);
+		fprintf(out, ",\"state\":\"%s\",\"device\":", state_name(t->state));
+		if (t->state == TARGET_FOUND)
+			json_string(out, t->node);
+		else
+			fputs("null", out);
+		fprintf(out, ",\"waited_ms\":%llu}",
+			(unsigned long long)t->waited_ms);
+	}
+	fputs("]}\n", out);
+}
+
+int report_result(FILE *out, enum report_format fmt, const struct engine *e)
+{
+	unsigned i;
+
+	switch (fmt) {
+	case REPORT_SHELL:
+		report_shell(out, e);
+		break;
+	case REPORT_JSON:
+		report_json(out, e);
+		break;
+	case REPORT_PLAIN:
+		for (i = 0; i < engine_target_count(e); i++) {
+			const struct target *t = engine_target(e, i);
+
+			if (t->state == TARGET_FOUND)
+				fprintf(out, "%s %s\n", t->role, t->node);
+		}
+		break;
+	}
+	return fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
+}
+
+static void format_size(uint64_t sectors, char *buf, size_t size)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)sectors / 2.0;	/* KiB */
+	unsigned u = 0;
+
+	if (sectors == 0) {
+		snprintf(buf, size, "no medium");
+		return;
+	}
+	while (v >= 1024.0 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+static void seen_block(const struct device *d)
+{
+	char size[32];
+
+	format_size(d->size, size, sizeof(size));
+	log_err("  seen block %s (%u:%u, %s%s%s%s%s)", d->name ? d->name : "?",
+		d->major, d->minor, size,
+		d->is_partition ? ", partition" : "",
+		d->partname ? " \"" : "", d->partname ? d->partname : "",
+		d->partname ? "\"" : "");
+}
+
+static const char *operstate_name(unsigned s)
+{
+	static const char *const names[] = {
+		"unknown", "notpresent", "down", "lowerlayerdown",
+		"testing", "dormant", "up",
+	};
+
+	return s < ARRAY_SIZE(names) ? names[s] : "unknown";
+}
+
+static void seen_net(const struct device *d)
+{
+	char mac[3 * DEV_MAC_MAX + 1];
+
+	device_format_mac(d, mac, sizeof(mac));
+	log_err("  seen interface %s (%s, %s, %s, operstate %s)",
+		d->name ? d->name : "?", mac[0] ? mac : "no address",
+		d->flags & IFF_UP ? "up" : "down",
+		d->flags & IFF_RUNNING ? "carrier" : "no carrier",
+		operstate_name(d->operstate));
+}
+
+/* Virtual terminals tty0..tty63 are many and never a typo target. */
+static bool is_vt(const char *name)
+{
+	size_t n = strspn(name + 3, "0123456789");
+
+	return strncmp(name, "tty", 3) == 0 && n > 0 && name[3 + n] == '\0';
+}
+
+static void seen_ttys(const struct devtab *tab)
+{
+	char line[900] = "";
+	unsigned vts = 0;
+	size_t i;
+
+	for (i = 0; i < devtab_count(tab); i++) {
+		const struct device *d = devtab_at(tab, i);
+
+		if (d->kind != DEV_TTY || !d->name)
+			continue;
+		if (is_vt(d->name)) {
+			vts++;
+			continue;
+		}
+		if (strlen(line) + strlen(d->name) + 2 >= sizeof(line)) {
+			log_err("  seen ttys: %s", line);
+			line[0] = '\0';
+		}
+		if (line[0])
+			strcat(line, " ");
+		strcat(line, d->name);
+	}
+	if (!line[0] && !vts) {
+		log_err("  seen ttys: none");
+		return;
+	}
+	if (vts)
+		log_err("  seen ttys: %s%s(%u virtual terminals)", line,
+			line[0] ? " " : "", vts);
+	else
+		log_err("  seen ttys: %s", line);
+}
+
+static void report_seen(const struct devtab *tab, enum dev_kind kind)
+{
+	size_t i, n = 0;
+
+	if (kind == DEV_TTY) {
+		seen_ttys(tab);
+		return;
+	}
+	for (i = 0; i < devtab_count(tab); i++) {
+		const struct device *d = devtab_at(tab, i);
+
+		if (d->kind != kind)
+			continue;
+		n++;
+		if (kind == DEV_BLOCK)
+			seen_block(d);
+		else
+			seen_net(d);
+	}
+	if (n == 0)
+		log_err("  seen %s devices: none", dev_kind_name(kind));
+}
+
+void report_diagnosis(const struct engine *e)
+{
+	bool listed[DEV_NET + 1] = { false };
+	unsigned i;
+
+	for (i = 0; i < engine_target_count(e); i++) {
+		const struct target *t = engine_target(e, i);
+		enum dev_kind kind = spec_kind(&t->spec);
+
+		if (t->state == TARGET_FOUND)
+			continue;
+		log_err("missing %s %s after %llu.%03llu s", t->role,
+			t->spec.text, (unsigned long long)(t->waited_ms / 1000),
+			(unsigned long long)(t->waited_ms % 1000));
+		if (listed[kind])
+			continue;
+		listed[kind] = true;
+		report_seen(engine_devtab(e), kind);
+	}
+}
+
+void report_stats(const struct engine *e)
+{
+	struct engine_stats s = engine_stats(e);
+
+	log_info("uevents: %llu received, %llu accepted, %llu forged, %llu malformed, %llu overflows; %llu rescans, %llu link updates, %llu wakeups",
+		 (unsigned long long)s.source.received,
+		 (unsigned long long)s.source.accepted,
+		 (unsigned long long)s.source.forged,
+		 (unsigned long long)s.source.malformed,
+		 (unsigned long long)s.source.overflows,
+		 (unsigned long long)s.rescans,
+		 (unsigned long long)s.link_updates,
+		 (unsigned long long)s.wakeups);
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "source.h"
+#include "util.h"
+
+struct source {
+	int fd;
+	bool netlink;
+	struct source_stats stats;
+	char buf[UEVENT_RECV_SIZE + 1];
+};
+
+static struct source *source_alloc(int fd, bool netlink)
+{
+	struct source *src = calloc(1, sizeof(*src));
+
+	if (!src)
+		return NULL;
+	src->fd = fd;
+	src->netlink = netlink;
+	return src;
+}
+
+int source_open_kernel(struct source **out, int rcvbuf)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1,	/* the kernel's group; udevd's is 2 */
+	};
+	int one = 1, size = rcvbuf > 0 ? rcvbuf : SOURCE_RCVBUF_DEFAULT;
+	_cleanup_close_ int fd = -1;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -errno;
+	/* FORCE passes rmem_max as root; an explicit small size (tests)
+	 * must stay small, so only the default tries FORCE */
+	if (rcvbuf > 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) <
+		    0)
+			log_debug("SO_RCVBUF %d: %m", size);
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return -errno;
+	*out = source_alloc(fd, true);
+	if (!*out)
+		return -ENOMEM;
+	fd = -1;
+	return 0;
+}
+
+int source_open_fd(struct source **out, int fd)
+{
+	int one = 1, fl;
+
+	/* credentials are checked on this path too */
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return -errno;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	*out = source_alloc(fd, false);
+	return *out ? 0 : -ENOMEM;
+}
+
+void source_free(struct source *src)
+{
+	if (!src)
+		return;
+	if (src->fd >= 0)
+		close(src->fd);
+	free(src);
+}
+
+int source_fd(const struct source *src)
+{
+	return src->fd;
+}
+
+const struct source_stats *source_stats(const struct source *src)
+{
+	return &src->stats;
+}
+
+bool source_sender_trusted(const struct sockaddr_nl *nl, bool has_cred,
+			   uid_t uid)
+{
+	if (nl && (nl->nl_family != AF_NETLINK || nl->nl_pid != 0))
+		return false;
+	return has_cred && uid == 0;
+}
+
+static bool find_cred(struct msghdr *msg, struct ucred *cred)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(*cred))) {
+			memcpy(cred, CMSG_DATA(c), sizeof(*cred));
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One datagram: 1 accepted, 0 dropped (counted), <0 errno. */
+static int source_recv_one(struct source *src, struct uevent *ev)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct sockaddr_nl nl = { 0 };
+	struct iovec iov = { src->buf, UEVENT_RECV_SIZE };
+	struct msghdr msg = {
+		.msg_name = &nl,
+		.msg_namelen = sizeof(nl),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &control,
+		.msg_controllen = sizeof(control),
+	};
+	struct ucred cred = { 0 };
+	bool has_cred;
+	ssize_t n;
+
+	n = recvmsg(src->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	if (n == 0 && !src->netlink)
+		return -EPIPE;	/* the test feed was closed */
+	src->stats.received++;
+	has_cred = find_cred(&msg, &cred);
+	if (!source_sender_trusted(src->netlink ? &nl : NULL, has_cred,
+				   cred.uid)) {
+		src->stats.forged++;
+		log_debug("dropped a datagram from port %u uid %d",
+			  src->netlink ? nl.nl_pid : 0,
+			  has_cred ? (int)cred.uid : -1);
+		return 0;
+	}
+	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC) ||
+	    uevent_parse(src->buf, (size_t)n, ev) < 0) {
+		src->stats.malformed++;
+		log_debug("dropped a malformed uevent of %zd bytes", n);
+		return 0;
+	}
+	src->stats.accepted++;
+	return 1;
+}
+
+int source_recv(struct source *src, struct uevent *ev)
+{
+	for (;;) {
+		int r = source_recv_one(src, ev);
+
+		if (r == 1)
+			return 1;
+		if (r == 0)
+			continue;
+		if (r == -EINTR)
+			continue;
+		if (r == -EAGAIN || r == -EWOULDBLOCK)
+			return 0;
+		if (r == -ENOBUFS) {
+			src->stats.overflows++;
+			return -ENOBUFS;
+		}
+		return r;	/* -EPIPE: the fd source's writer is gone */
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * source.h - where uevents come from.
+ *
+ * The kernel source is a NETLINK_KOBJECT_UEVENT socket bound to the
+ * kernel's multicast group 1. The fd source reads the very same datagrams
+ * from a descriptor the caller supplies (an AF_UNIX datagram socket, for
+ * tests and replays); it checks credentials the same way. Either way a
+ * datagram is accepted only from the kernel (netlink port id 0, uid 0),
+ * bounded, parsed and checked by uevent_parse(); everything else is
+ * counted and dropped.
+ */
+#ifndef WAITDEV_SOURCE_H
+#define WAITDEV_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+
+#include "uevent.h"
+
+/* What we ask for with SO_RCVBUFFORCE: room for a coldplug storm. */
+#define SOURCE_RCVBUF_DEFAULT (128 * 1024 * 1024)
+
+struct source_stats {
+	uint64_t received;	/* datagrams read */
+	uint64_t accepted;	/* parsed and trusted */
+	uint64_t forged;	/* wrong sender or credentials */
+	uint64_t malformed;	/* failed uevent_parse() or truncated */
+	uint64_t overflows;	/* ENOBUFS: the kernel dropped events */
+};
+
+struct source;
+
+/* Opens and binds the kernel uevent socket. @rcvbuf 0 = default. */
+int source_open_kernel(struct source **out, int rcvbuf);
+/* Wraps @fd (taken over, closed by source_free). */
+int source_open_fd(struct source **out, int fd);
+void source_free(struct source *src);
+
+int source_fd(const struct source *src);
+const struct source_stats *source_stats(const struct source *src);
+
+/*
+ * Reads the next trusted uevent into @ev (strings point into @src's
+ * buffer, valid until the next call). Returns 1 with an event, 0 when
+ * nothing is queued, -ENOBUFS when the kernel reported an overflow (the
+ * caller must rescan), another negative errno on a socket error.
+ */
+int source_recv(struct source *src, struct uevent *ev);
+
+/*
+ * The trust rule on its own: a datagram is the kernel's when netlink says
+ * port id 0 (@nl may be NULL for non-netlink fd sources) and credentials
+ * are present with uid 0.
+ */
+bool source_sender_trusted(const struct sockaddr_nl *nl, bool has_cred,
+			   uid_t uid);
+
+#endif

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "spec.h"
+#include "util.h"
+
+static int spec_fail(char *err, unsigned errsize, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int spec_fail(char *err, unsigned errsize, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errsize) {
+		va_start(ap, fmt);
+		vsnprintf(err, errsize, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static bool has_blank(const char *s)
+{
+	for (; *s; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return true;
+	return false;
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool all_xdigits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* udev escapes '/', spaces and non-ASCII in by-label links as \xNN. */
+static bool unescape_udev(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	while (*in) {
+		unsigned v;
+
+		if (o + 1 >= size)
+			return false;
+		if (in[0] == '\\' && in[1] == 'x' && isxdigit((unsigned char)in[2]) &&
+		    isxdigit((unsigned char)in[3]) &&
+		    sscanf(in + 2, "%2x", &v) == 1 && v != 0) {
+			out[o++] = (char)v;
+			in += 4;
+		} else {
+			out[o++] = *in++;
+		}
+	}
+	out[o] = '\0';
+	return true;
+}
+
+static int parse_value(const char *what, const char *val, struct spec *spec,
+		       enum spec_type type, char *err, unsigned errsize)
+{
+	if (!*val)
+		return spec_fail(err, errsize, "empty %s", what);
+	if (has_blank(val))
+		return spec_fail(err, errsize, "%s contains blanks", what);
+	spec->type = type;
+	if (!strscpy(spec->value, val, sizeof(spec->value)))
+		return spec_fail(err, errsize, "%s too long", what);
+	return 0;
+}
+
+static int parse_partuuid(const char *val, struct spec *spec, char *err,
+			  unsigned errsize)
+{
+	const char *slash = strchr(val, '/');
+	size_t n = slash ? (size_t)(slash - val) : strlen(val);
+	size_t i;
+
+	if (n == 0)
+		return spec_fail(err, errsize, "empty partition UUID");
+	if (n >= sizeof(spec->value))
+		return spec_fail(err, errsize, "partition UUID too long");
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)val[i]) && val[i] != '-')
+			return spec_fail(err, errsize,
+					 "partition UUID '%.*s' is not hexadecimal",
+					 (int)n, val);
+	memcpy(spec->value, val, n);
+	spec->value[n] = '\0';
+	spec->type = SPEC_BLOCK_PARTUUID;
+	if (slash) {
+		const char *off = slash + 1;
+		char *end;
+		long v;
+
+		if (strncmp(off, "PARTNROFF=", 10) != 0)
+			return spec_fail(err, errsize,
+					 "expected /PARTNROFF=N after the partition UUID");
+		off += 10;
+		errno = 0;
+		v = strtol(off, &end, 10);
+		if (!*off || *end || errno || v < -255 || v > 255)
+			return spec_fail(err, errsize,
+					 "PARTNROFF=%s: not a small integer", off);
+		spec->partnroff = (int)v;
+		spec->has_partnroff = true;
+	}
+	return 0;
+}
+
+static int parse_by_link(const char *rest, struct spec *spec, char *err,
+			 unsigned errsize)
+{
+	static const struct {
+		const char *dir;
+		enum spec_type type;
+	} links[] = {
+		{ "by-uuid/", SPEC_BLOCK_UUID },
+		{ "by-partuuid/", SPEC_BLOCK_PARTUUID },
+		{ "by-label/", SPEC_BLOCK_LABEL },
+		{ "by-partlabel/", SPEC_BLOCK_PARTLABEL },
+		{ "by-id/", SPEC_BLOCK_BY_ID },
+		{ "by-path/", SPEC_BLOCK_BY_PATH },
+	};
+	char val[SPEC_VALUE_MAX];
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(links); i++) {
+		size_t n = strlen(links[i].dir);
+
+		if (strncmp(rest, links[i].dir, n) != 0)
+			continue;
+		if (!unescape_udev(rest + n, val, sizeof(val)))
+			return spec_fail(err, errsize, "link name too long");
+		if (links[i].type == SPEC_BLOCK_PARTUUID)
+			return parse_partuuid(val, spec, err, errsize);
+		if (!val[0])
+			return spec_fail(err, errsize, "empty name after /dev/disk/%s",
+					 links[i].dir);
+		spec->type = links[i].type;
+		strscpy(spec->value, val, sizeof(spec->value));
+		return 0;
+	}
+	return spec_fail(err, errsize,
+			 "unknown /dev/disk/ directory (by-uuid, by-partuuid, by-label, by-partlabel, by-id, by-path)");
+}
+
+/* The kernel's old_decode_dev()/new_decode_dev() for "root=801". */
+static void decode_hex_devt(unsigned long v, unsigned *major, unsigned *minor)
+{
+	*major = (unsigned)((v & 0xfff00) >> 8);
+	*minor = (unsigned)((v & 0xff) | ((v >> 12) & 0xfff00));
+}
+
+int spec_parse_block(const char *text, struct spec *spec, char *err,
+		     unsigned errsize)
+{
+	const char *colon;
+
+	memset(spec, 0, sizeof(*spec));
+	if (!text || !*text)
+		return spec_fail(err, errsize, "empty device spec");
+	if (!strscpy(spec->text, text, sizeof(spec->text)))
+		return spec_fail(err, errsize, "device spec too long");
+	if (has_blank(text))
+		return spec_fail(err, errsize, "device spec contains blanks");
+
+	if (strncmp(text, "UUID=", 5) == 0)
+		return parse_value("UUID", text + 5, spec, SPEC_BLOCK_UUID,
+				   err, errsize);
+	if (strncmp(text, "LABEL=", 6) == 0)
+		return parse_value("LABEL", text + 6, spec, SPEC_BLOCK_LABEL,
+				   err, errsize);
+	if (strncmp(text, "PARTLABEL=", 10) == 0)
+		return parse_value("PARTLABEL", text + 10, spec,
+				   SPEC_BLOCK_PARTLABEL, err, errsize);
+	if (strncmp(text, "PARTUUID=", 9) == 0)
+		return parse_partuuid(text + 9, spec, err, errsize);
+	if (strncmp(text, "/dev/disk/", 10) == 0)
+		return parse_by_link(text + 10, spec, err, errsize);
+	if (strncmp(text, "/dev/", 5) == 0) {
+		const char *name = text + 5;
+
+		if (!*name || name[strlen(name) - 1] == '/')
+			return spec_fail(err, errsize, "no device name after /dev/");
+		return parse_value("device name", name, spec, SPEC_BLOCK_NAME,
+				   err, errsize);
+	}
+	colon = strchr(text, ':');
+	if (colon) {
+		uint64_t maj, min;
+		char majs[16];
+		size_t n = (size_t)(colon - text);
+
+		if (!all_digits(text, n) || !all_digits(colon + 1,
+							strlen(colon + 1)) ||
+		    n >= sizeof(majs))
+			return spec_fail(err, errsize,
+					 "'%s' is neither MAJOR:MINOR nor a device name",
+					 text);
+		memcpy(majs, text, n);
+		majs[n] = '\0';
+		if (parse_u64(majs, &maj) < 0 || parse_u64(colon + 1, &min) < 0 ||
+		    maj > 4095 || min > 1048575)
+			return spec_fail(err, errsize,
+					 "%s: major or minor out of range", text);
+		spec->type = SPEC_BLOCK_DEVT;
+		spec->major = (unsigned)maj;
+		spec->minor = (unsigned)min;
+		return 0;
+	}
+	if (strchr(text, '='))
+		return spec_fail(err, errsize,
+				 "unsupported form '%s' (UUID=, LABEL=, PARTUUID=, PARTLABEL=, /dev/NAME, MAJ:MIN)",
+				 text);
+	if (all_xdigits(text) && strlen(text) <= 8) {
+		unsigned long v = strtoul(text, NULL, 16);
+
+		spec->type = SPEC_BLOCK_DEVT;
+		decode_hex_devt(v, &spec->major, &spec->minor);
+		if (spec->major == 0)
+			return spec_fail(err, errsize,
+					 "%s: hexadecimal device number with major 0",
+					 text);
+		return 0;
+	}
+	return parse_value("device name", text, spec, SPEC_BLOCK_NAME, err,
+			   errsize);
+}
+
+static bool console_name_is_tty(const char *name)
+{
+	static const char *const prefixes[] = { "tty", "hvc", "hvsi", "xvc" };
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+int spec_parse_console(const char *text, struct spec *spec, char *err,
+		       unsigned errsize)
+{
+	const char *name = text;
+	size_t n, i;
+	bool digit = false;
+
+	memset(spec, 0, sizeof(*spec));
+	if (!text || !*text)
+		return spec_fail(err, errsize, "empty console spec");
+	if (!strscpy(spec->text, text, sizeof(spec->text)))
+		return spec_fail(err, errsize, "console spec too long");
+	if (has_blank(text))
+		return spec_fail(err, errsize, "console spec contains blanks");
+	if (strncmp(name, "/dev/", 5) == 0)
+		name += 5;
+	n = strcspn(name, ",");
+	if (n == 0)
+		return spec_fail(err, errsize, "no console name");
+	if (n + 2 > sizeof(spec->value))
+		return spec_fail(err, errsize, "console name too long");
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (!isalnum(c) && c != '_' && c != '-' && c != '.')
+			return spec_fail(err, errsize,
+					 "console name '%.*s' has a bad character",
+					 (int)n, name);
+		digit |= isdigit(c) != 0;
+	}
+	memcpy(spec->value, name, n);
+	spec->value[n] = '\0';
+	if (!console_name_is_tty(spec->value)) {
+		spec->type = SPEC_CONSOLE_OTHER;
+		return 0;
+	}
+	/* like the kernel's console_setup(): "ttyS" means index 0 */
+	if (!digit)
+		strcat(spec->value, "0");
+	spec->type = SPEC_CONSOLE_TTY;
+	return 0;
+}
+
+static bool parse_mac(const char *s, unsigned char mac[6])
+{
+	unsigned i;
+
+	if (strlen(s) != 17)
+		return false;
+	for (i = 0; i < 6; i++) {
+		const char *p = s + 3 * i;
+		unsigned v;
+
+		if (!isxdigit((unsigned char)p[0]) ||
+		    !isxdigit((unsigned char)p[1]))
+			return false;
+		if (i < 5 && p[2] != ':' && p[2] != '-')
+			return false;
+		sscanf(p, "%2x", &v);
+		mac[i] = (unsigned char)v;
+	}
+	return true;
+}
+
+int spec_parse_net(const char *text, struct spec *spec, char *err,
+		   unsigned errsize)
+{
+	char body[SPEC_VALUE_MAX];
+	char *colon;
+
+	memset(spec, 0, sizeof(*spec));
+	if (!text || !*text)
+		return spec_fail(err, errsize, "empty interface spec");
+	if (!strscpy(spec->text, text, sizeof(spec->text)))
+		return spec_fail(err, errsize, "interface spec too long");
+	if (has_blank(text))
+		return spec_fail(err, errsize, "interface spec contains blanks");
+	strscpy(body, text, sizeof(body));
+
+	colon = strrchr(body, ':');
+	if (colon && !parse_mac(body, spec->mac)) {
+		if (streq(colon + 1, "up"))
+			spec->net_state = NET_UP;
+		else if (streq(colon + 1, "carrier"))
+			spec->net_state = NET_CARRIER;
+		else
+			return spec_fail(err, errsize,
+					 "'%s': unknown state '%s' (use :up or :carrier)",
+					 text, colon + 1);
+		*colon = '\0';
+	}
+	if (!body[0])
+		return spec_fail(err, errsize, "no interface before '%s'",
+				 text);
+	if (streq(body, "any")) {
+		spec->type = SPEC_NET_ANY;
+	} else if (parse_mac(body, spec->mac)) {
+		spec->type = SPEC_NET_MAC;
+	} else if (strpbrk(body, "*?[")) {
+		spec->type = SPEC_NET_GLOB;
+	} else {
+		if (strlen(body) >= IFNAMSIZ)
+			return spec_fail(err, errsize,
+					 "interface name '%s' longer than %d characters",
+					 body, IFNAMSIZ - 1);
+		if (strchr(body, '/') || strchr(body, ':'))
+			return spec_fail(err, errsize,
+					 "'%s' is not an interface name, glob or MAC address",
+					 body);
+		spec->type = SPEC_NET_NAME;
+	}
+	strscpy(spec->value, body, sizeof(spec->value));
+	return 0;
+}
+
+enum spec_need spec_need(const struct spec *spec)
+{
+	switch (spec->type) {
+	case SPEC_BLOCK_PARTUUID:
+	case SPEC_BLOCK_UUID:
+	case SPEC_BLOCK_LABEL:
+		return SPEC_NEED_PROBE;
+	case SPEC_BLOCK_BY_ID:
+	case SPEC_BLOCK_BY_PATH:
+		return SPEC_NEED_UDEV;
+	default:
+		return SPEC_NEED_NOTHING;
+	}
+}
+
+const char *spec_need_name(enum spec_need need)
+{
+	switch (need) {
+	case SPEC_NEED_PROBE:
+		return "libblkid";
+	case SPEC_NEED_UDEV:
+		return "libudev";
+	default:
+		return "nothing";
+	}
+}
+
+enum dev_kind spec_kind(const struct spec *spec)
+{
+	switch (spec->type) {
+	case SPEC_BLOCK_NAME ... SPEC_BLOCK_BY_PATH:
+		return DEV_BLOCK;
+	case SPEC_CONSOLE_TTY:
+	case SPEC_CONSOLE_OTHER:
+		return DEV_TTY;
+	case SPEC_NET_NAME ... SPEC_NET_ANY:
+		return DEV_NET;
+	default:
+		return DEV_OTHER;
+	}
+}
+
+static bool str_caseeq(const char *a, const char *b)
+{
+	return a && b && strcasecmp(a, b) == 0;
+}
+
+bool spec_match_block(const struct spec *spec, const struct device *dev)
+{
+	if (dev->kind != DEV_BLOCK)
+		return false;
+	switch (spec->type) {
+	case SPEC_BLOCK_NAME:
+		return streq(dev->name, spec->value);
+	case SPEC_BLOCK_DEVT:
+		return dev->has_devt && dev->major == spec->major &&
+		       dev->minor == spec->minor;
+	case SPEC_BLOCK_PARTLABEL:
+		return dev->is_partition && streq(dev->partname, spec->value);
+	case SPEC_BLOCK_UUID:
+		return str_caseeq(dev->fs_uuid, spec->value);
+	case SPEC_BLOCK_LABEL:
+		return streq(dev->fs_label, spec->value);
+	case SPEC_BLOCK_PARTUUID:
+		/* with PARTNROFF the match is a sibling: the probe back end
+		 * resolves that, a single record cannot */
+		return !spec->has_partnroff &&
+		       str_caseeq(dev->part_uuid, spec->value);
+	default:
+		/* by-id and by-path need udev's database */
+		return false;
+	}
+}
+
+bool spec_match_console(const struct spec *spec, const struct device *dev)
+{
+	return spec->type == SPEC_CONSOLE_TTY && dev->kind == DEV_TTY &&
+	       streq(dev->name, spec->value);
+}
+
+bool spec_match_net(const struct spec *spec, const struct device *dev)
+{
+	if (dev->kind != DEV_NET || !dev->name)
+		return false;
+	switch (spec->type) {
+	case SPEC_NET_NAME:
+		return streq(dev->name, spec->value);
+	case SPEC_NET_GLOB:
+		return fnmatch(spec->value, dev->name, 0) == 0;
+	case SPEC_NET_MAC:
+		return dev->mac_len == 6 && memcmp(dev->mac, spec->mac, 6) == 0;
+	case SPEC_NET_ANY:
+		return !(dev->flags & IFF_LOOPBACK) && !streq(dev->name, "lo");
+	default:
+		return false;
+	}
+}
+
+bool spec_match(const struct spec *spec, const struct device *dev)
+{
+	switch (spec_kind(spec)) {
+	case DEV_BLOCK:
+		return spec_match_block(spec, dev);
+	case DEV_TTY:
+		return spec_match_console(spec, dev);
+	case DEV_NET:
+		return spec_match_net(spec, dev);
+	default:
+		return false;
+	}
+}
+
+bool spec_device_ready(const struct spec *spec, const struct device *dev)
+{
+	switch (dev->kind) {
+	case DEV_BLOCK:
+		return dev->size > 0;
+	case DEV_TTY:
+		return true;
+	case DEV_NET:
+		if (spec->net_state == NET_UP)
+			return dev->flags & IFF_UP;
+		if (spec->net_state == NET_CARRIER)
+			return (dev->flags & IFF_UP) && (dev->flags & IFF_RUNNING);
+		return true;
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysfs.h"
+#include "util.h"
+
+/* DEVPATHs come from 2048-byte uevents: this always fits one */
+#define SYSFS_PATH_MAX (UEVENT_BUFFER_SIZE + 64)
+
+struct sysfs {
+	int fd;
+	char *root;
+};
+
+int sysfs_open(const char *root, struct sysfs **out)
+{
+	struct sysfs *s;
+
+	if (!root)
+		root = "/sys";
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->root = strdup(root);
+	s->fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!s->root || s->fd < 0) {
+		int r = s->root ? -errno : -ENOMEM;
+
+		sysfs_free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+void sysfs_free(struct sysfs *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->root);
+	free(s);
+}
+
+const char *sysfs_root(const struct sysfs *s)
+{
+	return s->root;
+}
+
+/*
+ * Joins the class directory "/class/block" with a link target such as
+ * "../../devices/virtual/block/loop0" into "/devices/virtual/block/loop0".
+ */
+static int resolve_link(const char *dir, const char *target, char *out,
+			size_t size)
+{
+	char buf[SYSFS_PATH_MAX];
+	size_t len;
+	char *save = NULL, *tok;
+
+	if (target[0] == '/')
+		return -EINVAL;	/* sysfs links are always relative */
+	if (snprintf(buf, sizeof(buf), "%s/%s", dir, target) >=
+	    (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	len = 0;
+	out[0] = '\0';
+	for (tok = strtok_r(buf, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (streq(tok, "."))
+			continue;
+		if (streq(tok, "..")) {
+			char *slash = strrchr(out, '/');
+
+			if (!slash)
+				return -EINVAL;
+			*slash = '\0';
+			len = (size_t)(slash - out);
+			continue;
+		}
+		if (len + 1 + strlen(tok) + 1 > size)
+			return -ENAMETOOLONG;
+		out[len++] = '/';
+		strcpy(out + len, tok);
+		len += strlen(tok);
+	}
+	return len ? 0 : -EINVAL;
+}
+
+static const char *class_subsystem(enum dev_kind kind)
+{
+	switch (kind) {
+	case DEV_BLOCK:
+		return "block";
+	case DEV_TTY:
+		return "tty";
+	case DEV_NET:
+		return "net";
+	default:
+		return NULL;
+	}
+}
+
+static int scan_one(struct sysfs *s, int classfd, const char *classdir,
+		    const char *subsystem, const char *name, sysfs_scan_fn fn,
+		    void *ctx)
+{
+	char target[SYSFS_PATH_MAX], devpath[SYSFS_PATH_MAX];
+	char path[SYSFS_PATH_MAX + 16];
+	char buf[UEVENT_BUFFER_SIZE + 1];
+	struct uevent ev;
+	ssize_t n;
+
+	n = readlinkat(classfd, name, target, sizeof(target) - 1);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	target[n] = '\0';
+	if (resolve_link(classdir, target, devpath, sizeof(devpath)) < 0)
+		return 0;	/* not a device link: ignore */
+	snprintf(path, sizeof(path), "%s/uevent", devpath + 1);
+	n = read_file_at(s->fd, path, buf, sizeof(buf));
+	if (n < 0)
+		return 0;	/* removed while we looked */
+	if (uevent_parse_file(buf, (size_t)n, devpath, subsystem, &ev) < 0)
+		return 0;
+	return fn(ctx, &ev);
+}
+
+int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn,
+	       void *ctx)
+{
+	const char *subsystem = class_subsystem(kind);
+	char classdir[32];
+	struct dirent *de;
+	DIR *dir;
+	int fd, r = 0;
+
+	if (!subsystem)
+		return -EINVAL;
+	snprintf(classdir, sizeof(classdir), "/class/%s", subsystem);
+	fd = openat(s->fd, classdir + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		r = scan_one(s, dirfd(dir), classdir, subsystem, de->d_name,
+			     fn, ctx);
+		if (r != 0)
+			break;
+	}
+	closedir(dir);
+	return r;
+}
+
+static int read_attr(struct sysfs *s, const struct device *dev,
+		     const char *attr, char *buf, size_t size)
+{
+	char path[SYSFS_PATH_MAX + 32];
+	ssize_t n;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dev->devpath + 1, attr) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	n = read_file_at(s->fd, path, buf, size);
+	if (n < 0)
+		return (int)n;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static unsigned operstate_from_name(const char *s)
+{
+	static const char *const names[] = {
+		"unknown", "notpresent", "down", "lowerlayerdown",
+		"testing", "dormant", "up",
+	};
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (streq(s, names[i]))
+			return i;	/* same order as IF_OPER_* */
+	return IF_OPER_UNKNOWN;
+}
+
+static void parse_mac_attr(struct device *dev, const char *s)
+{
+	unsigned n = 0;
+
+	while (*s && n < DEV_MAC_MAX) {
+		unsigned v;
+		char *end;
+
+		v = (unsigned)strtoul(s, &end, 16);
+		if (end == s || v > 0xff)
+			break;
+		dev->mac[n++] = (unsigned char)v;
+		s = *end == ':' ? end + 1 : end;
+		if (end[0] != ':')
+			break;
+	}
+	dev->mac_len = n;
+}
+
+static int read_net_attrs(struct sysfs *s, struct device *dev)
+{
+	char buf[128];
+	int r;
+
+	r = read_attr(s, dev, "flags", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	dev->flags = (unsigned)strtoul(buf, NULL, 16);
+	if (read_attr(s, dev, "address", buf, sizeof(buf)) == 0)
+		parse_mac_attr(dev, buf);
+	dev->operstate = IF_OPER_UNKNOWN;
+	if (read_attr(s, dev, "operstate", buf, sizeof(buf)) == 0)
+		dev->operstate = operstate_from_name(buf);
+	/*
+	 * sysfs "flags" is dev->flags, without the IFF_RUNNING that
+	 * dev_get_flags() adds for rtnetlink: derive it the same way.
+	 */
+	dev->flags &= ~(unsigned)(IFF_RUNNING | IFF_LOWER_UP);
+	if (dev->flags & IFF_UP) {
+		bool carrier = read_attr(s, dev, "carrier", buf, sizeof(buf)) ==
+				       0 &&
+			       streq(buf, "1");
+
+		if (carrier)
+			dev->flags |= IFF_LOWER_UP;
+		if (dev->operstate == IF_OPER_UP ||
+		    (dev->operstate == IF_OPER_UNKNOWN && carrier))
+			dev->flags |= IFF_RUNNING;
+	}
+	return 0;
+}
+
+int sysfs_read_attrs(struct sysfs *s, struct device *dev)
+{
+	char buf[64];
+	uint64_t size;
+	int r;
+
+	switch (dev->kind) {
+	case DEV_BLOCK:
+		r = read_attr(s, dev, "size", buf, sizeof(buf));
+		if (r < 0)
+			return r;
+		if (parse_u64(buf, &size) < 0)
+			return -EINVAL;
+		dev->size = size;
+		return 0;
+	case DEV_NET:
+		return read_net_attrs(s, dev);
+	default:
+		return 0;
+	}
+}

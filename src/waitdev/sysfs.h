@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sysfs.h - what already exists: enumerating /sys/class/{block,tty,net}
+ * and reading the attributes uevents do not carry (a block device's
+ * size, an interface's address and state).
+ *
+ * The root is a directory file descriptor, "/sys" normally and a fake
+ * tree in tests; every path below it comes from a checked DEVPATH.
+ */
+#ifndef WAITDEV_SYSFS_H
+#define WAITDEV_SYSFS_H
+
+#include "device.h"
+#include "uevent.h"
+
+struct sysfs;
+
+int sysfs_open(const char *root, struct sysfs **out);
+void sysfs_free(struct sysfs *sysfs);
+const char *sysfs_root(const struct sysfs *sysfs);
+
+/* Called once per device found; @ev points into a scratch buffer. */
+typedef int (*sysfs_scan_fn)(void *ctx, const struct uevent *ev);
+
+/*
+ * Scans the class directory of @kind, calling @fn with an "add" uevent
+ * built from each device's uevent file. A device that vanishes during the
+ * scan is skipped. Returns 0, a negative errno, or what @fn returned when
+ * it returned non-zero.
+ */
+int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn,
+	       void *ctx);
+
+/*
+ * Refreshes @dev's size (block) or address, flags and operstate (net)
+ * from sysfs. Returns 0 or -errno (-ENOENT when the device is gone).
+ */
+int sysfs_read_attrs(struct sysfs *sysfs, struct device *dev);
+
+#endif

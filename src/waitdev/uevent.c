@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <string.h>
+
+#include "uevent.h"
+#include "util.h"
+
+static const char *const action_names[] = {
+	[UEVENT_UNKNOWN] = "unknown", [UEVENT_ADD] = "add",
+	[UEVENT_REMOVE] = "remove",   [UEVENT_CHANGE] = "change",
+	[UEVENT_MOVE] = "move",	      [UEVENT_ONLINE] = "online",
+	[UEVENT_OFFLINE] = "offline", [UEVENT_BIND] = "bind",
+	[UEVENT_UNBIND] = "unbind",
+};
+
+const char *uevent_action_name(enum uevent_action action)
+{
+	if ((unsigned)action >= ARRAY_SIZE(action_names))
+		return "unknown";
+	return action_names[action];
+}
+
+static enum uevent_action action_from_name(const char *s)
+{
+	unsigned i;
+
+	for (i = UEVENT_ADD; i < ARRAY_SIZE(action_names); i++)
+		if (streq(s, action_names[i]))
+			return (enum uevent_action)i;
+	return UEVENT_UNKNOWN;
+}
+
+/* A sysfs path we may later open below the sysfs root: absolute, no
+ * "." or ".." component, no empty component. */
+static bool path_is_safe(const char *p)
+{
+	const char *c;
+
+	if (!p || p[0] != '/' || p[1] == '\0')
+		return false;
+	for (c = p; *c; ) {
+		size_t n;
+
+		c++;	/* skip '/' */
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		c += n;
+	}
+	return true;
+}
+
+/* DEVNAME is relative to /dev and may have sub-directories (bus/usb/..). */
+static bool devname_is_safe(const char *name)
+{
+	char tmp[UEVENT_BUFFER_SIZE + 2];
+
+	if (!*name || strlen(name) >= UEVENT_BUFFER_SIZE)
+		return false;
+	tmp[0] = '/';
+	strcpy(tmp + 1, name);
+	return path_is_safe(tmp);
+}
+
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	if (parse_u64(s, out) < 0 || *out > max)
+		return -EBADMSG;
+	return 0;
+}
+
+static int set_field(struct uevent *ev, const char *key, const char *val)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} strings[] = {
+		{ "DEVPATH", offsetof(struct uevent, devpath) },
+		{ "DEVPATH_OLD", offsetof(struct uevent, devpath_old) },
+		{ "SUBSYSTEM", offsetof(struct uevent, subsystem) },
+		{ "DEVNAME", offsetof(struct uevent, devname) },
+		{ "DEVTYPE", offsetof(struct uevent, devtype) },
+		{ "PARTNAME", offsetof(struct uevent, partname) },
+		{ "INTERFACE", offsetof(struct uevent, interface) },
+		{ "MODALIAS", offsetof(struct uevent, modalias) },
+	};
+	uint64_t v;
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(strings); i++) {
+		const char **slot;
+
+		if (!streq(key, strings[i].key))
+			continue;
+		slot = (const char **)((char *)ev + strings[i].off);
+		if (*slot)
+			return -EBADMSG;	/* a key given twice */
+		*slot = val;
+		return 0;
+	}
+	if (streq(key, "ACTION")) {
+		enum uevent_action a = action_from_name(val);
+
+		if (a == UEVENT_UNKNOWN ||
+		    (ev->action != UEVENT_UNKNOWN && ev->action != a))
+			return -EBADMSG;
+		ev->action = a;
+	} else if (streq(key, "MAJOR")) {
+		if (parse_uint(val, 4095, &v) < 0)
+			return -EBADMSG;
+		ev->major = (unsigned)v;
+		ev->has_devt |= 1;
+	} else if (streq(key, "MINOR")) {
+		if (parse_uint(val, 1048575, &v) < 0)
+			return -EBADMSG;
+		ev->minor = (unsigned)v;
+		ev->has_devt |= 2;
+	} else if (streq(key, "PARTN")) {
+		if (parse_uint(val, 65535, &v) < 0)
+			return -EBADMSG;
+		ev->partn = (unsigned)v;
+	} else if (streq(key, "DISKSEQ")) {
+		if (parse_uint(val, UINT64_MAX, &ev->diskseq) < 0)
+			return -EBADMSG;
+	} else if (streq(key, "SEQNUM")) {
+		if (parse_uint(val, UINT64_MAX, &ev->seqnum) < 0)
+			return -EBADMSG;
+	} else if (streq(key, "IFINDEX")) {
+		if (parse_uint(val, 0x7fffffff, &v) < 0 || v == 0)
+			return -EBADMSG;
+		ev->ifindex = (int)v;
+	}
+	/* other keys (DRIVER, PRODUCT, ...) are legal and not needed */
+	return 0;
+}
+
+/* Walks NUL-terminated KEY=VALUE fields in [p, end). */
+static int parse_fields(char *p, const char *end, struct uevent *ev)
+{
+	while (p < end) {
+		size_t n = strnlen(p, (size_t)(end - p));
+		char *eq;
+
+		if (n == 0 || p + n >= end + 1)
+			return -EBADMSG;
+		eq = memchr(p, '=', n);
+		if (!eq || eq == p)
+			return -EBADMSG;
+		*eq = '\0';
+		if (set_field(ev, p, eq + 1) < 0)
+			return -EBADMSG;
+		p += n + 1;
+	}
+	return 0;
+}
+
+static int check_fields(struct uevent *ev)
+{
+	if (!ev->devpath || !path_is_safe(ev->devpath) || !ev->subsystem ||
+	    !*ev->subsystem || ev->action == UEVENT_UNKNOWN)
+		return -EBADMSG;
+	if (ev->devpath_old && !path_is_safe(ev->devpath_old))
+		return -EBADMSG;
+	if (ev->devname && !devname_is_safe(ev->devname))
+		return -EBADMSG;
+	if (ev->has_devt != 0 && ev->has_devt != 3)
+		return -EBADMSG;	/* MAJOR without MINOR or v.v. */
+	ev->has_devt = ev->has_devt == 3;
+	if (ev->interface && (!*ev->interface || strchr(ev->interface, '/')))
+		return -EBADMSG;
+	return 0;
+}
+
+int uevent_parse(char *buf, size_t len, struct uevent *ev)
+{
+	const char *end = buf + len;
+	size_t hlen;
+	char *at;
+	enum uevent_action header_action;
+	const char *header_path;
+	int r;
+
+	memset(ev, 0, sizeof(*ev));
+	if (len == 0 || len > UEVENT_RECV_SIZE)
+		return -EBADMSG;
+	buf[len] = '\0';
+	/* libudev's monitor messages start with "libudev\0": not ours */
+	hlen = strnlen(buf, len);
+	if (hlen == len || hlen == 0)
+		return -EBADMSG;
+	at = memchr(buf, '@', hlen);
+	if (!at)
+		return -EBADMSG;
+	*at = '\0';
+	header_action = action_from_name(buf);
+	header_path = at + 1;
+	if (header_action == UEVENT_UNKNOWN)
+		return -EBADMSG;
+
+	r = parse_fields(buf + hlen + 1, end, ev);
+	if (r < 0)
+		return r;
+	r = check_fields(ev);
+	if (r < 0)
+		return r;
+	if (ev->action != header_action || !streq(ev->devpath, header_path) ||
+	    ev->seqnum == 0)
+		return -EBADMSG;
+	return 0;
+}
+
+int uevent_parse_file(char *buf, size_t len, const char *devpath,
+		      const char *subsystem, struct uevent *ev)
+{
+	size_t i;
+
+	memset(ev, 0, sizeof(*ev));
+	buf[len] = '\0';
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\n')
+			buf[i] = '\0';
+		else if (buf[i] == '\0')
+			return -EBADMSG;
+	}
+	/* the file ends with a newline: drop the empty last field */
+	while (len > 0 && buf[len - 1] == '\0')
+		len--;
+	if (len > 0) {
+		int r = parse_fields(buf, buf + len, ev);
+
+		if (r < 0)
+			return r;
+	}
+	if (ev->devpath || ev->subsystem || ev->action != UEVENT_UNKNOWN)
+		return -EBADMSG;	/* a uevent file never has these */
+	ev->devpath = devpath;
+	ev->subsystem = subsystem;
+	ev->action = UEVENT_ADD;
+	return check_fields(ev);
+}

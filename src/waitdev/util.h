@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* util.h - small helpers shared by every module of libwaitdev. */
+#ifndef WAITDEV_UTIL_H
+#define WAITDEV_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit statuses shared by waitdev, rootwait and consolewait. */
+enum {
+	EXIT_FOUND = 0,
+	EXIT_TIMEOUT = 1,
+	EXIT_USAGE = 2,
+	EXIT_SYSTEM = 3,
+	EXIT_SIGNAL_BASE = 128,
+};
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline bool streq(const char *a, const char *b)
+{
+	return a && b && __builtin_strcmp(a, b) == 0;
+}
+
+/* Copies at most @size - 1 bytes and always terminates; returns false
+ * when @src did not fit. */
+bool strscpy(char *dst, const char *src, size_t size);
+
+/* Strict unsigned decimal parse of the whole string; -EINVAL or -ERANGE. */
+int parse_u64(const char *s, uint64_t *out);
+/*
+ * Parses a non-negative decimal number of seconds with up to millisecond
+ * precision ("3", "2.5", "0.010") into milliseconds.
+ */
+int parse_seconds_ms(const char *s, uint64_t *ms);
+
+/* Reads a whole small file into @buf (NUL-terminated); returns the length
+ * or a negative errno. */
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
+
+/* CLOCK_MONOTONIC in milliseconds / nanoseconds. */
+uint64_t now_ms(void);
+uint64_t now_ns(void);
+
+#endif
