@@ -513,6 +513,8 @@ int engine_run(struct engine *e)
 	r = engine_scan(e, false);
 	if (r < 0)
 		return r;
+	if (e->opts.after_scan)
+		e->opts.after_scan(e->opts.hook_ctx);
 	engine_expire(e);	/* a zero timeout means "look once" */
 	r = engine_loop(e);
 	if (r != 0)

@@ -42,8 +42,9 @@ struct engine_options {
 	const char *sysfs_root;	/* NULL: /sys */
 	int uevent_fd;		/* -1: the kernel's netlink socket */
 	int rcvbuf;		/* 0: SOURCE_RCVBUF_DEFAULT */
-	/* tests: runs between subscribing and scanning */
+	/* tests: run between subscribing and scanning, and after the scan */
 	void (*after_subscribe)(void *ctx);
+	void (*after_scan)(void *ctx);
 	void *hook_ctx;
 };
 

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Engine tests: the real event loop, sysfs scanner, uevent parser and
+ * matchers, over a fake sysfs tree and an injected uevent feed (plus the
+ * real netlink socket for the overflow test). Needs root: the feed checks
+ * credentials (uid 0), forging them needs CAP_SETUID and flooding the
+ * uevent group needs CAP_NET_ADMIN.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+#include "engine.h"
+#include "fakesys.h"
+#include "log.h"
+#include "report.h"
+#include "test.h"
+#include "util.h"
+
+struct run {
+	struct fakesys fs;
+	struct engine *e;
+	int status;
+	pid_t child;
+};
+
+static void run_begin(struct run *r, bool kernel_source)
+{
+	memset(r, 0, sizeof(*r));
+	fakesys_init(&r->fs);
+	r->child = -1;
+	(void)kernel_source;
+}
+
+static struct engine *engine_for(struct run *r, bool kernel_source,
+				 int rcvbuf, void (*after_subscribe)(void *),
+				 void (*after_scan)(void *))
+{
+	struct engine_options opts = {
+		.sysfs_root = r->fs.root,
+		.uevent_fd = kernel_source ? -1 : r->fs.feed[0],
+		.rcvbuf = rcvbuf,
+		.after_subscribe = after_subscribe,
+		.after_scan = after_scan,
+		.hook_ctx = r,
+	};
+
+	if (kernel_source) {
+		close(r->fs.feed[0]);
+		r->fs.feed[0] = -1;
+	}
+	if (engine_new(&r->e, &opts) < 0) {
+		fprintf(stderr, "engine_new failed\n");
+		exit(99);
+	}
+	return r->e;
+}
+
+static void add_block_target(struct engine *e, const char *spec_text,
+			     uint64_t timeout_ms)
+{
+	struct spec spec;
+	char err[200];
+
+	if (spec_parse_block(spec_text, &spec, err, sizeof(err)) < 0 ||
+	    engine_add_target(e, "root", &spec, timeout_ms) < 0) {
+		fprintf(stderr, "bad test spec %s: %s\n", spec_text, err);
+		exit(99);
+	}
+}
+
+static void add_console_target(struct engine *e, const char *spec_text,
+			       uint64_t timeout_ms)
+{
+	struct spec spec;
+	char err[200];
+
+	if (spec_parse_console(spec_text, &spec, err, sizeof(err)) < 0 ||
+	    engine_add_target(e, "console", &spec, timeout_ms) < 0) {
+		fprintf(stderr, "bad test spec %s\n", spec_text);
+		exit(99);
+	}
+}
+
+static void add_net_target(struct engine *e, const char *spec_text,
+			   uint64_t timeout_ms)
+{
+	struct spec spec;
+	char err[200];
+
+	if (spec_parse_net(spec_text, &spec, err, sizeof(err)) < 0 ||
+	    engine_add_target(e, "net", &spec, timeout_ms) < 0) {
+		fprintf(stderr, "bad test spec %s\n", spec_text);
+		exit(99);
+	}
+}
+
+static void run_end(struct run *r)
+{
+	if (r->child > 0) {
+		int st;
+
+		waitpid(r->child, &st, 0);
+		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			  "helper child failed");
+	}
+	engine_free(r->e);
+	fakesys_cleanup(&r->fs);
+}
+
+/* Runs @fn in a child after @delay_ms: a device "arriving late". */
+static void later(struct run *r, unsigned delay_ms,
+		  void (*fn)(struct fakesys *fs))
+{
+	r->child = fork();
+	if (r->child < 0) {
+		perror("fork");
+		exit(99);
+	}
+	if (r->child == 0) {
+		usleep(delay_ms * 1000);
+		fn(&r->fs);
+		_exit(0);
+	}
+}
+
+static const struct target *target0(const struct run *r)
+{
+	return engine_target(r->e, 0);
+}
+
+static void test_present(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sda1", 8, 1, 2048, "root", true);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1",
+			 1000);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_STR(target0(&r)->node, "/dev/sda1");
+	CHECK(target0(&r)->waited_ms < 500);
+	/* nothing had to be received: the scan found it */
+	CHECK_INT(engine_stats(r.e).source.received, 0);
+	run_end(&r);
+
+	/* the same device by MAJ:MIN and by PARTLABEL */
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sda1", 8, 1, 2048, "root", true);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "8:1", 1000);
+	add_block_target(r.e, "PARTLABEL=root", 1000);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_STR(engine_target(r.e, 1)->node, "/dev/sda1");
+	run_end(&r);
+}
+
+static void plug_sdb(struct fakesys *fs)
+{
+	fakesys_add_block(fs, "sdb", 8, 16, 4096, NULL, true);
+	fakesys_send_block(fs, "add", "sdb", 8, 16, 0);
+}
+
+static void test_late(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "sdb", 5000);
+	later(&r, 150, plug_sdb);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_STR(target0(&r)->node, "/dev/sdb");
+	CHECK_MSG(target0(&r)->waited_ms >= 100,
+		  "found after %llu ms, before the device came",
+		  (unsigned long long)target0(&r)->waited_ms);
+	CHECK_INT(engine_stats(r.e).source.accepted, 1);
+	run_end(&r);
+}
+
+/* Appears after we subscribed but where the scan does not look: only the
+ * queued uevent can tell us. */
+static void window_with_event(void *ctx)
+{
+	struct run *r = ctx;
+
+	fakesys_add_block(&r->fs, "sdc", 8, 32, 4096, NULL, false);
+	fakesys_send_block(&r->fs, "add", "sdc", 8, 32, 0);
+}
+
+static void window_without_event(void *ctx)
+{
+	struct run *r = ctx;
+
+	fakesys_add_block(&r->fs, "sdc", 8, 32, 4096, NULL, false);
+}
+
+static void test_window(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	add_block_target(engine_for(&r, false, 0, window_with_event, NULL),
+			 "/dev/sdc", 2000);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_STR(target0(&r)->node, "/dev/sdc");
+	run_end(&r);
+
+	/* control: without the event the fake device stays invisible */
+	run_begin(&r, false);
+	add_block_target(engine_for(&r, false, 0, window_without_event, NULL),
+			 "/dev/sdc", 200);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	run_end(&r);
+}
+
+static void test_add_remove(void)
+{
+	struct run r;
+
+	/* plugged and pulled before the console came: root stops counting */
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sdd", 8, 48, 4096, NULL, false);
+	fakesys_send_block(&r.fs, "add", "sdd", 8, 48, 0);
+	fakesys_send_block(&r.fs, "remove", "sdd", 8, 48, 0);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "/dev/sdd", 300);
+	add_console_target(r.e, "ttyNOPE0", 300);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
+	CHECK_INT(target0(&r)->lost, 1);
+	run_end(&r);
+
+	/* plugged, pulled, plugged again: found the second time */
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sdd", 8, 48, 4096, NULL, false);
+	fakesys_send_block(&r.fs, "add", "sdd", 8, 48, 0);
+	fakesys_send_block(&r.fs, "remove", "sdd", 8, 48, 0);
+	fakesys_send_block(&r.fs, "add", "sdd", 8, 48, 0);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "/dev/sdd", 1000);
+	add_console_target(r.e, "ttyNOPE0", 300);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);	/* the console */
+	CHECK_INT(target0(&r)->state, TARGET_FOUND);
+	CHECK_INT(target0(&r)->lost, 1);
+	run_end(&r);
+}
+
+static void insert_media(struct fakesys *fs)
+{
+	fakesys_set_size(fs, "sde", 8192);
+	fakesys_send_block(fs, "change", "sde", 8, 64, 0);
+}
+
+static void test_size_zero(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sde", 8, 64, 0, NULL, true);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde",
+			 5000);
+	later(&r, 200, insert_media);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_MSG(target0(&r)->waited_ms >= 150,
+		  "a reader without media was taken as ready (%llu ms)",
+		  (unsigned long long)target0(&r)->waited_ms);
+	run_end(&r);
+
+	/* and with no change event it is never ready */
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sde", 8, 64, 0, NULL, true);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde",
+			 200);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	run_end(&r);
+}
+
+static void test_forged(void)
+{
+	struct run r;
+	struct engine_stats s;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sdf", 8, 80, 4096, NULL, false);
+	fakesys_send_block(&r.fs, "add", "sdf", 8, 80, 65534);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf",
+			 300);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	s = engine_stats(r.e);
+	CHECK_INT(s.source.forged, 1);
+	CHECK_INT(s.source.accepted, 0);
+	run_end(&r);
+
+	/* control: the same datagram from uid 0 is believed */
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sdf", 8, 80, 4096, NULL, false);
+	fakesys_send_block(&r.fs, "add", "sdf", 8, 80, 0);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf",
+			 1000);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	run_end(&r);
+
+	/* the netlink rule: only port id 0 is the kernel */
+	{
+		struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+		struct sockaddr_nl user = { .nl_family = AF_NETLINK,
+					    .nl_pid = 4242 };
+
+		CHECK(source_sender_trusted(&kernel, true, 0));
+		CHECK(!source_sender_trusted(&user, true, 0));
+		CHECK(!source_sender_trusted(&kernel, false, 0));
+		CHECK(!source_sender_trusted(&kernel, true, 1000));
+		CHECK(!source_sender_trusted(NULL, true, 1000));
+	}
+}
+
+static void test_garbage(void)
+{
+	static const char truncated[] = "add@/devices/virtual/block/sdg\0ACTION=ad";
+	static const char no_fields[] = "add@/devices/virtual/block/sdg";
+	static const char binary[] = { 0x01, (char)0xff, 0x00, 0x3d, 0x40, 0x00 };
+	static char huge[4000];
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sdg", 8, 96, 4096, NULL, false);
+	fakesys_send_raw(&r.fs, "garbage", 7);
+	fakesys_send_raw(&r.fs, truncated, sizeof(truncated) - 1);
+	fakesys_send_raw(&r.fs, no_fields, sizeof(no_fields) - 1);
+	fakesys_send_raw(&r.fs, binary, sizeof(binary));
+	memset(huge, 'A', sizeof(huge));
+	fakesys_send_raw(&r.fs, huge, sizeof(huge));
+	fakesys_send_raw(&r.fs, "libudev\0\xfe\xed\xca\xfe", 12);
+	fakesys_send_block(&r.fs, "add", "sdg", 8, 96, 0);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdg",
+			 2000);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_stats(r.e).source.malformed, 6);
+	CHECK_INT(engine_stats(r.e).source.accepted, 1);
+	run_end(&r);
+}
+
+/* Floods the kernel's uevent group from userspace (forged: dropped, but
+ * they fill our tiny buffer) and adds the device without any uevent. */
+static void overflow_then_plug(void *ctx)
+{
+	struct run *r = ctx;
+	struct sockaddr_nl group = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	char msg[] = "change@/devices/virtual/block/flood\0ACTION=change\0"
+		     "DEVPATH=/devices/virtual/block/flood\0SUBSYSTEM=block\0"
+		     "SEQNUM=1\0";
+	int fd, i, sent = 0;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+		    NETLINK_KOBJECT_UEVENT);
+	CHECK_MSG(fd >= 0, "netlink socket: %s", strerror(errno));
+	for (i = 0; fd >= 0 && i < 300; i++)
+		if (sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&group,
+			   sizeof(group)) == (ssize_t)sizeof(msg))
+			sent++;
+	CHECK_MSG(sent == 300, "flood: sent %d of 300 (%s): needs root",
+		  sent, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	fakesys_add_block(&r->fs, "sdh", 8, 112, 4096, NULL, true);
+}
+
+static void test_overflow_rescan(void)
+{
+	struct run r;
+	struct engine_stats s;
+
+	run_begin(&r, true);
+	add_block_target(engine_for(&r, true, 4096, NULL, overflow_then_plug),
+			 "/dev/sdh", 3000);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	s = engine_stats(r.e);
+	CHECK_MSG(s.source.overflows >= 1, "no ENOBUFS seen");
+	CHECK_MSG(s.rescans >= 1, "no rescan after ENOBUFS");
+	run_end(&r);
+}
+
+static void test_deadline_diagnosis(void)
+{
+	char path[] = "/tmp/waitdev-diag-XXXXXX";
+	char text[4096] = "";
+	struct run r;
+	int fd, saved;
+	ssize_t n;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sda", 8, 0, 2097152, NULL, true);
+	fakesys_add_block(&r.fs, "sda1", 8, 1, 2095104, "rootfs", true);
+	fakesys_add_block(&r.fs, "sr0", 11, 0, 0, NULL, true);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdz1",
+			 200);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
+	CHECK_MSG(target0(&r)->waited_ms >= 200 &&
+			  target0(&r)->waited_ms < 1500,
+		  "gave up after %llu ms, deadline 200 ms",
+		  (unsigned long long)target0(&r)->waited_ms);
+
+	fd = mkstemp(path);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	report_diagnosis(r.e);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+	CHECK_MSG(strstr(text, "missing root /dev/sdz1"), "diagnosis:\n%s", text);
+	CHECK_MSG(strstr(text, "seen block sda1 (8:1, 1023.0 MiB, partition \"rootfs\")"),
+		  "diagnosis:\n%s", text);
+	CHECK_MSG(strstr(text, "seen block sr0 (11:0, no medium)"),
+		  "diagnosis:\n%s", text);
+	run_end(&r);
+}
+
+static void send_sigterm(struct fakesys *fs)
+{
+	(void)fs;
+	kill(getppid(), SIGTERM);
+}
+
+static void test_sigterm(void)
+{
+	struct run r;
+	sigset_t now;
+
+	run_begin(&r, false);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdx",
+			 10000);
+	later(&r, 100, send_sigterm);
+	CHECK_INT(engine_run(r.e), EXIT_SIGNAL_BASE + SIGTERM);
+	run_end(&r);
+	/* engine_free() gave back the mask a program exec'd next inherits */
+	sigprocmask(SIG_SETMASK, NULL, &now);
+	CHECK(!sigismember(&now, SIGTERM));
+}
+
+static void test_zero_timeout(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "vda", 254, 0, 100, NULL, true);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "/dev/vda", 0);
+	add_block_target(r.e, "/dev/vdb", 0);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
+	CHECK(engine_target(r.e, 1)->waited_ms < 100);
+	run_end(&r);
+}
+
+static void plug_tty(struct fakesys *fs)
+{
+	char buf[512];
+	int n;
+
+	fakesys_add_tty(fs, "ttyUSB0", 188, 0);
+	n = snprintf(buf, sizeof(buf),
+		     "add@/devices/virtual/tty/ttyUSB0%cACTION=add%c"
+		     "DEVPATH=/devices/virtual/tty/ttyUSB0%cSUBSYSTEM=tty%c"
+		     "MAJOR=188%cMINOR=0%cDEVNAME=ttyUSB0%cSEQNUM=77%c",
+		     0, 0, 0, 0, 0, 0, 0, 0);
+	fakesys_send_raw(fs, buf, (size_t)n);
+}
+
+static void test_console_and_net(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_tty(&r.fs, "ttyS0", 4, 64);
+	fakesys_add_net(&r.fs, "lo", 1, "00:00:00:00:00:00", 0x9, "unknown");
+	fakesys_add_net(&r.fs, "eth0", 2, "52:54:00:12:34:56", 0x1003, "up");
+	fakesys_add_net(&r.fs, "eth1", 3, "52:54:00:12:34:57", 0x1002, "down");
+	engine_for(&r, false, 0, NULL, NULL);
+	add_console_target(r.e, "ttyUSB0,115200n8", 5000);
+	add_net_target(r.e, "any", 1000);
+	add_net_target(r.e, "52:54:00:12:34:56:carrier", 1000);
+	add_net_target(r.e, "eth*:up", 1000);
+	add_net_target(r.e, "eth1:up", 300);
+	later(&r, 100, plug_tty);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);	/* eth1 stays down */
+	CHECK_STR(engine_target(r.e, 0)->node, "/dev/ttyUSB0");
+	/* any: whichever non-loopback interface the scan met first */
+	CHECK(strncmp(engine_target(r.e, 1)->node, "eth", 3) == 0);
+	CHECK_STR(engine_target(r.e, 2)->node, "eth0");
+	CHECK_STR(engine_target(r.e, 3)->node, "eth0");
+	CHECK_INT(engine_target(r.e, 4)->state, TARGET_EXPIRED);
+	run_end(&r);
+}
+
+int main(void)
+{
+	if (getuid() != 0) {
+		fprintf(stderr,
+			"test-engine: must run as root (forged credentials and the netlink flood need it); FAILING\n");
+		return 1;
+	}
+	log_set_program("test-engine");
+	log_set_level(LOG_LVL_WARN);
+	test_present();
+	test_late();
+	test_window();
+	test_add_remove();
+	test_size_zero();
+	test_forged();
+	test_garbage();
+	test_overflow_rescan();
+	test_deadline_diagnosis();
+	test_sigterm();
+	test_zero_timeout();
+	test_console_and_net();
+	return test_summary("test-engine");
+}
