@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <linux/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -244,27 +245,78 @@ static void seen_ttys(const struct devtab *tab)
 		log_err("  seen ttys: %s", line);
 }
 
-static void report_seen(const struct devtab *tab, enum dev_kind kind)
+static int by_name(const void *a, const void *b)
 {
-	size_t i, n = 0;
+	const struct device *da = *(const struct device *const *)a;
+	const struct device *db = *(const struct device *const *)b;
+
+	/* version order: loop2 before loop10 */
+	return strverscmp(da->name ? da->name : "", db->name ? db->name : "");
+}
+
+/* Empty loop and ram disks are many on most systems and never root. */
+static bool is_unused_loop(const struct device *d)
+{
+	return d->size == 0 && d->name &&
+	       (strncmp(d->name, "loop", 4) == 0 ||
+		strncmp(d->name, "ram", 3) == 0);
+}
+
+static void report_seen(const struct devtab *tab, const struct spec *spec)
+{
+	enum dev_kind kind = spec_kind(spec);
+	/* waiting for a loop device: then every one of them matters */
+	bool fold = !(spec->type == SPEC_BLOCK_NAME &&
+		      (strncmp(spec->value, "loop", 4) == 0 ||
+		       strncmp(spec->value, "ram", 3) == 0));
+	const struct device **devs;
+	size_t i, n = 0, unused = 0;
 
 	if (kind == DEV_TTY) {
 		seen_ttys(tab);
 		return;
 	}
+	devs = calloc(devtab_count(tab) + 1, sizeof(*devs));
+	for (i = 0; devs && i < devtab_count(tab); i++)
+		if (devtab_at(tab, i)->kind == kind)
+			devs[n++] = devtab_at(tab, i);
+	if (devs)
+		qsort(devs, n, sizeof(*devs), by_name);
+	for (i = 0; i < n; i++) {
+		if (kind == DEV_NET)
+			seen_net(devs[i]);
+		else if (fold && is_unused_loop(devs[i]))
+			unused++;
+		else
+			seen_block(devs[i]);
+	}
+	if (unused)
+		log_err("  seen %zu unused loop and ram devices (no medium)",
+			unused);
+	if (n == 0)
+		log_err("  seen %s devices: none", dev_kind_name(kind));
+	free(devs);
+}
+
+/* The device is there but not usable yet: say why, it is the likeliest
+ * cause (no medium in the reader, link down). */
+static void report_not_ready(const struct devtab *tab, const struct target *t)
+{
+	size_t i;
+
 	for (i = 0; i < devtab_count(tab); i++) {
 		const struct device *d = devtab_at(tab, i);
 
-		if (d->kind != kind)
+		if (!spec_match(&t->spec, d))
 			continue;
-		n++;
-		if (kind == DEV_BLOCK)
-			seen_block(d);
-		else
-			seen_net(d);
+		if (d->kind == DEV_BLOCK)
+			log_err("%s %s: %s exists but has no medium (size 0)",
+				t->role, t->spec.text, d->name);
+		else if (d->kind == DEV_NET)
+			log_err("%s %s: %s exists but is %s", t->role,
+				t->spec.text, d->name,
+				d->flags & IFF_UP ? "without carrier" : "down");
 	}
-	if (n == 0)
-		log_err("  seen %s devices: none", dev_kind_name(kind));
 }
 
 void report_diagnosis(const struct engine *e)
@@ -278,13 +330,13 @@ void report_diagnosis(const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
-		log_err("missing %s %s after %llu.%03llu s", t->role,
-			t->spec.text, (unsigned long long)(t->waited_ms / 1000),
-			(unsigned long long)(t->waited_ms % 1000));
+		report_not_ready(engine_devtab(e), t);
 		if (listed[kind])
 			continue;
 		listed[kind] = true;
-		report_seen(engine_devtab(e), kind);
+		log_err("%s %s is missing; %s devices seen instead:", t->role,
+			t->spec.text, dev_kind_name(kind));
+		report_seen(engine_devtab(e), &t->spec);
 	}
 }
 
