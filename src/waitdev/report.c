@@ -62,40 +62,48 @@ static const char *state_name(enum target_state s)
 	}
 }
 
+/* Appends @word to the space-separated list in @buf (cut if full). */
+static void append_word(char *buf, size_t size, const char *word)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s", len ? " " : "", word);
+}
+
 /* WAITDEV_ROOT, WAITDEV_CONSOLE: one device; WAITDEV_NET: a list. */
 static void report_shell(FILE *out, const struct engine *e)
 {
-	static const char *const roles[] = { "root", "console", "net" };
+	static const struct {
+		const char *role, *var;
+	} vars[] = {
+		{ "root", "WAITDEV_ROOT" },
+		{ "console", "WAITDEV_CONSOLE" },
+		{ "net", "WAITDEV_NET" },
+	};
 	char missing[1024] = "";
-	unsigned r, i;
+	unsigned v, i;
 
-	for (r = 0; r < ARRAY_SIZE(roles); r++) {
-		char list[2048] = "";
-		bool any = false;
+	for (v = 0; v < ARRAY_SIZE(vars); v++) {
+		char found[2048] = "";
 
 		for (i = 0; i < engine_target_count(e); i++) {
 			const struct target *t = engine_target(e, i);
+			char item[SPEC_VALUE_MAX + 16];
 
-			if (!streq(t->role, roles[r]))
+			if (!streq(t->role, vars[v].role))
 				continue;
-			any = true;
 			if (t->state == TARGET_FOUND) {
-				if (list[0])
-					strncat(list, " ", sizeof(list) - strlen(list) - 1);
-				strncat(list, t->node, sizeof(list) - strlen(list) - 1);
-			} else {
-				if (missing[0])
-					strncat(missing, " ", sizeof(missing) - strlen(missing) - 1);
-				snprintf(missing + strlen(missing),
-					 sizeof(missing) - strlen(missing),
-					 "%s=%s", t->role, t->spec.text);
+				append_word(found, sizeof(found), t->node);
+				continue;
 			}
+			snprintf(item, sizeof(item), "%s=%s", t->role,
+				 t->spec.text);
+			append_word(missing, sizeof(missing), item);
 		}
-		if (!any || !list[0])
+		if (!found[0])
 			continue;
-		fprintf(out, "WAITDEV_%s=", r == 0 ? "ROOT" :
-					    r == 1 ? "CONSOLE" : "NET");
-		report_shell_quote(out, list);
+		fprintf(out, "%s=", vars[v].var);
+		report_shell_quote(out, found);
 		fputc('\n', out);
 	}
 	fputs("WAITDEV_MISSING=", out);
