@@ -16,6 +16,8 @@
 #include "log.h"
 #include "util.h"
 
+#define NODE_MAX 256
+
 static void usage(void)
 {
 	printf("Usage: consolewait [OPTION]... [SPEC] [-- CMD [ARG]...]\n"
@@ -37,11 +39,20 @@ static void usage(void)
 /* Makes @node the stdin, stdout and stderr of this process. */
 static int reopen_stdio(const char *node)
 {
-	int fd = open(node, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	int i;
+	/* O_NONBLOCK: a serial port without CLOCAL would block the open
+	 * until carrier; CMD gets a blocking descriptor all the same */
+	int fd = open(node, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	int i, fl;
 
 	if (fd < 0)
 		return -errno;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
 	for (i = 0; i < 3; i++) {
 		if (dup2(fd, i) < 0) {
 			int r = -errno;
@@ -60,6 +71,9 @@ static void kmsg_no_console(const char *spec, const char *cmd)
 {
 	if (log_open_kmsg(NULL) < 0)
 		return;
+	/* the boot log gets this line even with -q */
+	if (log_get_level() < LOG_LVL_WARN)
+		log_set_level(LOG_LVL_WARN);
 	log_warn("console %s did not appear: running %s on the inherited stdio",
 		 spec, cmd);
 }
@@ -82,7 +96,12 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
 	return EXIT_SYSTEM;
 }
 
-int main(int argc, char **argv)
+/*
+ * Parses the options and waits. Returns the exit status, or -1 after
+ * --help or --version. On success @node holds the tty; @spec holds the
+ * console waited for, empty if none was.
+ */
+static int wait_console(int argc, char **argv, char *node, char *spec)
 {
 	static const struct option options[] = {
 		CLI_COMMON_LONG_OPTIONS,
@@ -90,24 +109,13 @@ int main(int argc, char **argv)
 	};
 	struct wait_config cfg;
 	struct engine *e = NULL;
-	char err[256], spec[SPEC_VALUE_MAX] = "", node[256] = "";
-	char **cmd = NULL;
+	char err[256];
 	struct cli c;
-	int opt, r, i;
+	int opt, r;
 
 	cli_init(&c, "consolewait");
-	/* everything after "--" is CMD: hide it from getopt */
-	for (i = 1; i < argc; i++) {
-		if (streq(argv[i], "--")) {
-			cmd = argv + i + 1;
-			argc = i;
-			break;
-		}
-	}
-	if (cmd && !cmd[0])
-		return cli_usage_error("--: no command after it");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+" CLI_COMMON_SHORT_OPTIONS,
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
 				  options, NULL)) != -1) {
 		r = cli_option(&c, opt, optarg);
 		if (r < 0)
@@ -116,11 +124,11 @@ int main(int argc, char **argv)
 			continue;
 		if (opt == 'h') {
 			usage();
-			return EXIT_FOUND;
+			return -1;
 		}
 		if (opt == CLI_OPT_VERSION) {
 			printf("consolewait %s\n", WAITDEV_VERSION);
-			return EXIT_FOUND;
+			return -1;
 		}
 		return cli_usage_error("%s: unknown option or missing argument (see --help)",
 				       argv[optind - 1]);
@@ -137,33 +145,48 @@ int main(int argc, char **argv)
 			return cli_usage_error("%s: %s", argv[optind], err);
 		cfg.has_console = true;
 	}
-	if (!cfg.has_console || cfg.console.type == SPEC_CONSOLE_OTHER) {
-		const char *why = cfg.has_console ? "the console is not a tty" :
-				  "no console named (SPEC, console= or waitdev.console=)";
-
-		/* with CMD the boot must go on: run it as it is */
-		if (cmd) {
-			log_notice("%s: running %s without waiting", why,
-				   cmd[0]);
-			return run_cmd(NULL, NULL, cmd);
-		}
-		return cli_usage_error("%s", why);
-	}
-	strscpy(spec, cfg.console.text, sizeof(spec));
+	if (!cfg.has_console)
+		return cli_usage_error("no console named: give SPEC, or console= or waitdev.console= on the kernel command line");
+	if (cfg.console.type == SPEC_CONSOLE_OTHER)
+		return cli_usage_error("console %s is not a tty",
+				       cfg.console.text);
+	strscpy(spec, cfg.console.text, SPEC_VALUE_MAX);
 	cli_apply_timeout(&c, &cfg);
 	r = cli_run(&c, &cfg, CLI_ROLE_CONSOLE, &e);
-	if (r == EXIT_FOUND && !cmd && printf("%s\n", engine_target(e, 0)->node) < 0)
-		r = EXIT_SYSTEM;
-	fflush(stdout);
 	if (r == EXIT_FOUND)
-		strscpy(node, engine_target(e, 0)->node, sizeof(node));
-	/* restores the signal mask that CMD must inherit */
+		strscpy(node, engine_target(e, 0)->node, NODE_MAX);
+	/* also restores the signal mask that CMD must inherit */
 	engine_free(e);
-	e = NULL;
-	/* only a signal stops CMD: a failed wait must not stop the boot */
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	char spec[SPEC_VALUE_MAX] = "", node[NODE_MAX] = "";
+	char **cmd = NULL;
+	int r, i;
+
+	/* everything after "--" is CMD: hide it from getopt */
+	for (i = 1; i < argc; i++) {
+		if (streq(argv[i], "--")) {
+			cmd = argv + i + 1;
+			argc = i;
+			argv[i] = NULL;
+			break;
+		}
+	}
+	log_set_program("consolewait");
+	if (cmd && !cmd[0])
+		return cli_usage_error("--: no command after it");
+	r = wait_console(argc, argv, node, spec);
+	if (r < 0)
+		return EXIT_FOUND;
+	/* only a signal stops CMD: whatever else failed, the boot goes on */
 	if (cmd && r < EXIT_SIGNAL_BASE)
-		r = run_cmd(r == EXIT_FOUND ? node : NULL, spec, cmd);
-	engine_free(e);
+		return run_cmd(r == EXIT_FOUND ? node : NULL,
+			       spec[0] ? spec : NULL, cmd);
+	if (r == EXIT_FOUND && (printf("%s\n", node) < 0 || fflush(stdout)))
+		r = EXIT_SYSTEM;
 	log_close_kmsg();
 	return r;
 }

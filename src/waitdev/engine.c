@@ -147,15 +147,34 @@ static void target_found(struct engine *e, struct target *t,
 		   (unsigned long long)(t->waited_ms % 1000));
 }
 
+static bool target_accepts(const struct target *t, const struct device *dev)
+{
+	return spec_match(&t->spec, dev) && spec_device_ready(&t->spec, dev);
+}
+
+/*
+ * The device went away or stopped being ready. Another one may already
+ * satisfy the spec (a glob, "any"): take it rather than wait for news.
+ */
 static void target_lost(struct engine *e, struct target *t, const char *why)
 {
-	(void)e;
+	const struct device *gone = t->dev;
+	size_t i;
+
 	log_notice("%s %s: %s %s, waiting again", t->role, t->spec.text,
 		   t->node, why);
 	t->state = TARGET_WAITING;
 	t->dev = NULL;
 	t->node[0] = '\0';
 	t->lost++;
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		const struct device *dev = devtab_at(e->devtab, i);
+
+		if (dev != gone && target_accepts(t, dev)) {
+			target_found(e, t, dev);
+			return;
+		}
+	}
 }
 
 /* Re-decides every target against one (new or changed) record. */
@@ -165,8 +184,7 @@ static void engine_evaluate(struct engine *e, const struct device *dev)
 
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
-		bool ok = spec_match(&t->spec, dev) &&
-			  spec_device_ready(&t->spec, dev);
+		bool ok = target_accepts(t, dev);
 
 		if (t->state == TARGET_FOUND && t->dev == dev && !ok)
 			target_lost(e, t, "is no longer ready");
@@ -292,7 +310,7 @@ static void engine_expire(struct engine *e)
 			continue;
 		t->state = TARGET_EXPIRED;
 		t->waited_ms = elapsed_ms(e);
-		log_warn("%s %s: not found within %llu.%03llu s", t->role,
+		log_info("%s %s: not found within %llu.%03llu s", t->role,
 			 t->spec.text,
 			 (unsigned long long)(t->timeout_ms / 1000),
 			 (unsigned long long)(t->timeout_ms % 1000));

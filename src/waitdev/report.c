@@ -315,7 +315,7 @@ static void report_not_ready(const struct devtab *tab, const struct target *t)
 	for (i = 0; i < devtab_count(tab); i++) {
 		const struct device *d = devtab_at(tab, i);
 
-		if (!spec_match(&t->spec, d))
+		if (!spec_match(&t->spec, d) || spec_device_ready(&t->spec, d))
 			continue;
 		if (d->kind == DEV_BLOCK)
 			log_err("%s %s: %s exists but has no medium (size 0)",
@@ -338,12 +338,14 @@ void report_diagnosis(const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
+		log_err("%s %s is missing after %llu.%03llu s", t->role,
+			t->spec.text, (unsigned long long)(t->waited_ms / 1000),
+			(unsigned long long)(t->waited_ms % 1000));
 		report_not_ready(engine_devtab(e), t);
 		if (listed[kind])
 			continue;
 		listed[kind] = true;
-		log_err("%s %s is missing; %s devices seen instead:", t->role,
-			t->spec.text, dev_kind_name(kind));
+		log_err("%s devices seen:", dev_kind_name(kind));
 		report_seen(engine_devtab(e), &t->spec);
 	}
 }
