@@ -139,6 +139,17 @@ void fakesys_remove_block(struct fakesys *fs, const char *name)
 		die("rm");
 }
 
+void fakesys_unlist(struct fakesys *fs, const char *subsystem,
+		    const char *name)
+{
+	char link[600];
+
+	snprintf(link, sizeof(link), "%s/class/%s/%s", fs->root, subsystem,
+		 name);
+	if (unlink(link) < 0)
+		die(link);
+}
+
 void fakesys_add_tty(struct fakesys *fs, const char *name, unsigned major,
 		     unsigned minor)
 {

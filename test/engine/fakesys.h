@@ -36,6 +36,10 @@ void fakesys_add_tty(struct fakesys *fs, const char *name, unsigned major,
 void fakesys_add_net(struct fakesys *fs, const char *name, int ifindex,
 		     const char *mac, unsigned flags, const char *operstate);
 
+/* Removes the class/SUBSYSTEM/NAME link: a scan no longer lists it. */
+void fakesys_unlist(struct fakesys *fs, const char *subsystem,
+		    const char *name);
+
 /* Sends the kernel-format uevent for block device NAME. @uid is the
  * credential attached (0 = the kernel). Returns bytes sent. */
 void fakesys_send_block(struct fakesys *fs, const char *action,

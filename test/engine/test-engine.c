@@ -507,6 +507,42 @@ static void test_console_and_net(void)
 	run_end(&r);
 }
 
+static void send_net(struct fakesys *fs, const char *action,
+		     const char *name, int ifindex)
+{
+	char buf[512];
+	int n;
+
+	n = snprintf(buf, sizeof(buf),
+		     "%s@/devices/virtual/net/%s%cACTION=%s%c"
+		     "DEVPATH=/devices/virtual/net/%s%cSUBSYSTEM=net%c"
+		     "INTERFACE=%s%cIFINDEX=%d%cSEQNUM=%u%c",
+		     action, name, 0, action, 0, name, 0, 0, name, 0, ifindex,
+		     0, ++fs->seqnum, 0);
+	fakesys_send_raw(fs, buf, (size_t)n);
+}
+
+/* A glob target whose interface goes away takes another that is up. */
+static void test_lost_retakes(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_net(&r.fs, "eth0", 2, "52:54:00:00:00:01", 0x1003, "up");
+	fakesys_add_net(&r.fs, "eth1", 3, "52:54:00:00:00:02", 0x1003, "up");
+	fakesys_unlist(&r.fs, "net", "eth1");	/* only its uevent tells */
+	send_net(&r.fs, "add", "eth1", 3);
+	send_net(&r.fs, "remove", "eth0", 2);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_net_target(r.e, "eth*:up", 1000);
+	add_console_target(r.e, "ttyNOPE0", 300);	/* keeps it waiting */
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(target0(&r)->state, TARGET_FOUND);
+	CHECK_STR(target0(&r)->node, "eth1");
+	CHECK_INT(target0(&r)->lost, 1);
+	run_end(&r);
+}
+
 int main(void)
 {
 	if (getuid() != 0) {
@@ -528,5 +564,6 @@ int main(void)
 	test_sigterm();
 	test_zero_timeout();
 	test_console_and_net();
+	test_lost_retakes();
 	return test_summary("test-engine");
 }
