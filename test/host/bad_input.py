@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+bad input: every usage error and bad spec ends with exit status 2, at
+once (before any waiting: --timeout 30 is given where a wait could
+start), nothing on stdout, and exactly one line on stderr that starts
+with the program's name and names the problem.
+"""
+import re
+import sys
+sys.dont_write_bytecode = True
+import os  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostlib  # noqa: E402
+
+
+def cases(h):
+    w, r, c = h.waitdev, h.rootwait, h.consolewait
+    n = ["--cmdline", ""]       # never the host's /proc/cmdline
+    t = ["--timeout", "30"]     # a wait that started would show
+    # (argv, every one of these regexes must match the stderr line)
+    return [
+        ([w] + n + ["--root", ""] + t, [r"--root", r"empty"]),
+        ([w] + n + ["--root", "a b"] + t, [r"a b", r"blank"]),
+        ([w] + n + ["--net", "eth0:down"] + t,
+         [r"eth0:down", r"'down'", r":up or :carrier"]),
+        ([w] + n + ["--timeout", "abc"], [r"--timeout abc", r"seconds"]),
+        ([w] + n + ["--format", "xml"] + t,
+         [r"--format xml", r"plain, shell or json"]),
+        ([w] + n + ["--bogus"] + t, [r"--bogus", r"unknown option"]),
+        ([w, "--cmdline", "waitdev.bogus=1"] + t,
+         [r"waitdev\.bogus", r"unknown"]),
+        ([w, "--cmdline", "rootdelay=x"] + t,
+         [r"rootdelay=x", r"number of seconds"]),
+        ([w] + n + ["--root", "UUID=1234"] + t, [r"UUID=1234", r"libblkid"]),
+        ([w] + n + ["--root", "LABEL=wdt"] + t, [r"LABEL=wdt", r"libblkid"]),
+        ([w] + n + ["--root", "/dev/disk/by-id/foo"] + t,
+         [r"/dev/disk/by-id/foo", r"libudev"]),
+        ([w] + n + ["--root", "4096:1"] + t, [r"4096:1", r"range"]),
+        ([w] + n + ["--net", "wdt/x"] + t, [r"wdt/x", r"interface"]),
+        ([w] + n + ["--console", "tty S0"] + t, [r"tty S0", r"blank"]),
+        ([w] + n + ["unexpected-operand"] + t,
+         [r"unexpected-operand", r"unexpected argument"]),
+        ([w, "--cmdline", "root="] + t, [r"root", r"empty"]),
+        ([w, "--cmdline", "consolewait=1"] + t,
+         [r"consolewait=1", r"no value"]),
+        ([w, "--cmdline-file", "/nonexistent/wdt-cmdline"] + t,
+         [r"/nonexistent/wdt-cmdline", r"No such file"]),
+        ([r] + n, [r"no root device", r"SPEC|root="]),
+        ([r] + n + ["/dev/loop100", "/dev/loop101"] + t,
+         [r"/dev/loop101", r"only one SPEC"]),
+        ([r] + n + ["--timeout", "-1", "/dev/loop100"],
+         [r"--timeout -1", r"seconds"]),
+        ([r, "--cmdline", "root=/dev/loop100 rootwait=abc"],
+         [r"rootwait=abc", r"seconds"]),
+        ([c] + n + t, [r"no console named"]),
+        ([c] + n + t + ["ttyS0", "--"], [r"--", r"no command"]),
+    ]
+
+
+def body(h):
+    for argv, want in cases(h):
+        prog = os.path.basename(argv[0])
+        with h.case("%s %s" % (prog, " ".join(
+                repr(a) if (not a or " " in a) else a for a in argv[1:]))):
+            p = h.run(argv, timeout=10)
+            h.check(p.rc == 2, "expected exit status 2", p)
+            h.check(p.elapsed < 2.0, "expected it at once, took %.3f s"
+                    % p.elapsed, p)
+            h.check(p.stdout == "", "expected nothing on stdout", p)
+            lines = p.stderr.splitlines()
+            h.check(len(lines) == 1 and p.stderr.endswith("\n"),
+                    "expected exactly one line on stderr", p)
+            h.check(lines[0].startswith(prog + ": "),
+                    "expected the line to start with '%s: '" % prog, p)
+            for rx in want:
+                h.check(re.search(rx, lines[0]), "expected the line to "
+                        "match /%s/" % rx, p)
+
+
+hostlib.main("bad-input", body)

@@ -1,0 +1,418 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+Shared helpers for the real-kernel host tests (meson suite 'host').
+
+Every test script is run as
+    python3 SCRIPT WAITDEV ROOTWAIT CONSOLEWAIT
+and needs root, loop devices and veth. A missing precondition is a loud
+FAILURE (exit 1), never a skip: these tests exist to run on this host.
+
+Resources a test may touch, and nothing else:
+  * loop devices 100..109 (created with LOOP_CTL_ADD when missing,
+    detached - and removed again if this test created them - on exit);
+  * network interfaces whose names start with "wdt" (deleted on exit).
+"""
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+LOOP_CTL_ADD = 0x4C80
+LOOP_CTL_REMOVE = 0x4C81
+LOOP_RANGE = range(100, 110)
+IFPREFIX = "wdt"
+
+
+class Fatal(Exception):
+    """A precondition failed: the test cannot run at all."""
+
+
+class Failure(Exception):
+    """An assertion failed."""
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class Proc:
+    """A front end running in the background, output captured in files."""
+
+    def __init__(self, host, argv, **kw):
+        self.host = host
+        self.argv = [str(a) for a in argv]
+        self._out = tempfile.TemporaryFile()
+        self._err = tempfile.TemporaryFile()
+        self.rc = None
+        self.elapsed = None
+        log("+ " + shlex.join(self.argv) + " &")
+        self.t0 = time.monotonic()
+        self.p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                  stdout=self._out, stderr=self._err, **kw)
+        host.procs.append(self)
+
+    @property
+    def pid(self):
+        return self.p.pid
+
+    def running(self):
+        return self.p.poll() is None
+
+    def wait(self, timeout):
+        """Waits up to @timeout s; returns the exit status or None."""
+        try:
+            self.rc = self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self.elapsed = time.monotonic() - self.t0
+        return self.rc
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+    def _read(self, f):
+        f.flush()
+        f.seek(0)
+        return f.read().decode("utf-8", "replace")
+
+    @property
+    def stdout(self):
+        return self._read(self._out)
+
+    @property
+    def stderr(self):
+        return self._read(self._err)
+
+    def describe(self):
+        rc = self.p.poll()
+        state = "still running" if rc is None else (
+            "killed by signal %d" % -rc if rc < 0 else "exit status %d" % rc)
+        return ("  command: %s\n  state:   %s\n  stdout:  %r\n  stderr:  %r"
+                % (shlex.join(self.argv), state, self.stdout, self.stderr))
+
+
+class Host:
+    def __init__(self, name, argv):
+        self.name = name
+        self.failures = []
+        self.procs = []
+        self.loops = set()          # loop numbers this test uses
+        self.created_loops = set()  # ... of which it created
+        self.links = []             # interfaces to delete on exit
+        self.tmp = None
+        if len(argv) != 4:
+            raise Fatal("usage: %s WAITDEV ROOTWAIT CONSOLEWAIT" % argv[0])
+        self.waitdev, self.rootwait, self.consolewait = (
+            os.path.abspath(a) for a in argv[1:4])
+        for exe in (self.waitdev, self.rootwait, self.consolewait):
+            if not os.access(exe, os.X_OK):
+                raise Fatal("%s: not an executable (build first)" % exe)
+        if os.geteuid() != 0:
+            raise Fatal("the host tests need root (loop devices, veth, "
+                        "netlink); run them as root or configure with "
+                        "-Dhost_tests=false")
+        self.tmp = tempfile.mkdtemp(prefix="waitdev-host-")
+
+    # ---- assertions -------------------------------------------------
+    def check(self, cond, what, proc=None):
+        if cond:
+            return
+        msg = what
+        if proc is not None:
+            msg += "\n" + proc.describe()
+        raise Failure(msg)
+
+    @contextlib.contextmanager
+    def case(self, title):
+        """One sub-case: a failure is recorded and the next case runs."""
+        log("=== %s: %s" % (self.name, title))
+        try:
+            yield
+        except Failure as e:
+            self.failures.append(title)
+            log("FAIL: %s\n%s" % (title, e))
+        else:
+            log("ok: %s" % title)
+        finally:
+            for p in self.procs:
+                p.kill()
+            self.procs = []
+
+    # ---- processes --------------------------------------------------
+    def start(self, argv, **kw):
+        return Proc(self, argv, **kw)
+
+    def run(self, argv, timeout=10, **kw):
+        p = Proc(self, argv, **kw)
+        if p.wait(timeout) is None:
+            p.kill()
+            raise Failure("did not exit within %g s\n%s"
+                          % (timeout, p.describe()))
+        return p
+
+    def expect_running(self, p, after=0.5, why=""):
+        time.sleep(after)
+        self.check(p.running(),
+                   "expected it to be still waiting after %.1f s%s"
+                   % (after, (": " + why) if why else ""), p)
+
+    def expect_exit(self, p, status, within, since=None, why=""):
+        """Exit status @status within @within s of @since (default now)."""
+        t = time.monotonic() if since is None else since
+        rc = p.wait(max(0.0, t + within - time.monotonic()))
+        if rc is None:
+            raise Failure("expected exit status %d within %.1f s%s; it is "
+                          "still running\n%s" % (status, within,
+                                                 (" " + why) if why else "",
+                                                 p.describe()))
+        self.check(rc == status, "expected exit status %d%s, got %s"
+                   % (status, (" " + why) if why else "",
+                      rc if rc >= 0 else "death by signal %d" % -rc), p)
+        return time.monotonic() - t
+
+    # ---- loop devices -----------------------------------------------
+    def image(self, name="img", size=1 << 20):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb") as f:
+            f.truncate(size)
+        return path
+
+    def loop(self, n):
+        """Makes loop@n exist and be detached (size 0); returns /dev/loopN."""
+        if n not in LOOP_RANGE:
+            raise Fatal("loop%d: the host tests may only use loop100-109" % n)
+        if not os.path.exists("/dev/loop-control"):
+            raise Fatal("/dev/loop-control is missing: the kernel has no "
+                        "loop driver (CONFIG_BLK_DEV_LOOP) or /dev is not "
+                        "devtmpfs")
+        self.loops.add(n)
+        sysdir = "/sys/class/block/loop%d" % n
+        if not os.path.exists(sysdir):
+            fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+            try:
+                fcntl.ioctl(fd, LOOP_CTL_ADD, n)
+                self.created_loops.add(n)
+            except OSError as e:
+                if not os.path.exists(sysdir):
+                    raise Fatal("LOOP_CTL_ADD %d: %s" % (n, e))
+            finally:
+                os.close(fd)
+        node = "/dev/loop%d" % n
+        if not self._poll(lambda: os.path.exists(node), 2):
+            # no devtmpfs: make the node ourselves
+            maj, mnr = self.devt("loop%d" % n)
+            os.mknod(node, 0o600 | 0o060000, os.makedev(maj, mnr))
+        self.detach(n)
+        return node
+
+    def loop_remove(self, n):
+        """Makes loop@n not exist (LOOP_CTL_REMOVE); loop() re-creates it."""
+        if n not in LOOP_RANGE:
+            raise Fatal("loop%d: the host tests may only use loop100-109" % n)
+        sysdir = "/sys/class/block/loop%d" % n
+        if os.path.exists(sysdir):
+            self.detach(n)
+            fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+            try:
+                if not self._poll(lambda: self._ctl_remove(fd, n), 2, 0.1):
+                    raise Fatal("loop%d exists and cannot be removed" % n)
+            finally:
+                os.close(fd)
+        if not self._poll(lambda: not os.path.exists(sysdir), 2):
+            raise Fatal("loop%d still exists after LOOP_CTL_REMOVE" % n)
+        self.created_loops.discard(n)
+
+    @staticmethod
+    def _ctl_remove(fd, n):
+        try:
+            fcntl.ioctl(fd, LOOP_CTL_REMOVE, n)
+            return True
+        except OSError:
+            return False
+
+    @staticmethod
+    def _poll(cond, timeout, step=0.02):
+        end = time.monotonic() + timeout
+        while True:
+            if cond():
+                return True
+            if time.monotonic() >= end:
+                return False
+            time.sleep(step)
+
+    @staticmethod
+    def devt(name):
+        with open("/sys/class/block/%s/dev" % name) as f:
+            maj, mnr = f.read().strip().split(":")
+        return int(maj), int(mnr)
+
+    @staticmethod
+    def loop_size(n):
+        with open("/sys/class/block/loop%d/size" % n) as f:
+            return int(f.read())
+
+    @staticmethod
+    def loop_attached(n):
+        return os.path.exists("/sys/class/block/loop%d/loop/backing_file" % n)
+
+    def attach(self, n, img):
+        log("+ losetup /dev/loop%d %s" % (n, img))
+        t = time.monotonic()
+        r = subprocess.run(["losetup", "/dev/loop%d" % n, img],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Fatal("losetup /dev/loop%d %s: %s" % (n, img,
+                                                        r.stderr.strip()))
+        if not self._poll(lambda: self.loop_size(n) > 0, 2):
+            raise Fatal("loop%d: still size 0 after losetup" % n)
+        return t
+
+    def detach(self, n):
+        if self.loop_attached(n) or self.loop_size(n) > 0:
+            log("+ losetup -d /dev/loop%d" % n)
+            subprocess.run(["losetup", "-d", "/dev/loop%d" % n],
+                           capture_output=True)
+        if not self._poll(lambda: self.loop_size(n) == 0 and
+                          not self.loop_attached(n), 3):
+            raise Fatal("loop%d: cannot detach it (still size %d)"
+                        % (n, self.loop_size(n)))
+
+    # ---- network interfaces -----------------------------------------
+    @staticmethod
+    def link_exists(name):
+        return os.path.exists("/sys/class/net/" + name)
+
+    def ip(self, *args, fatal=True):
+        log("+ ip " + shlex.join(args))
+        r = subprocess.run(["ip"] + list(args), capture_output=True,
+                           text=True)
+        if r.returncode != 0 and fatal:
+            raise Fatal("ip %s: %s" % (shlex.join(args), r.stderr.strip()))
+        return r
+
+    def veth(self, a, b, address=None):
+        for name in (a, b):
+            if not name.startswith(IFPREFIX) or len(name) > 15:
+                raise Fatal("%s: test interfaces must be named %s*"
+                            % (name, IFPREFIX))
+        for name in (a, b):   # leftovers of an interrupted run
+            if self.link_exists(name):
+                self.ip("link", "del", name, fatal=False)
+        self.links.append(a)
+        args = ["link", "add", a]
+        if address:
+            args += ["address", address]
+        args += ["type", "veth", "peer", "name", b]
+        r = self.ip(*args, fatal=False)
+        if r.returncode != 0:
+            raise Fatal("cannot create a veth pair (%s): %s -- is veth "
+                        "available (CONFIG_VETH)?" % (shlex.join(args),
+                                                      r.stderr.strip()))
+        return time.monotonic()
+
+    def require_veth(self):
+        self.veth("wdt9p", "wdt9q")
+        self.ip("link", "del", "wdt9p")
+
+    # ---- cleanup ----------------------------------------------------
+    def cleanup(self):
+        for p in self.procs:
+            with contextlib.suppress(Exception):
+                p.kill()
+        for name in self.links:
+            if self.link_exists(name):
+                subprocess.run(["ip", "link", "del", name],
+                               capture_output=True)
+        for n in sorted(self.loops):
+            with contextlib.suppress(Exception):
+                if self.loop_attached(n) or self.loop_size(n):
+                    subprocess.run(["losetup", "-d", "/dev/loop%d" % n],
+                                   capture_output=True)
+        for n in sorted(self.created_loops):
+            with contextlib.suppress(Exception):
+                self._poll(lambda: not self.loop_attached(n), 2)
+                fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+                try:
+                    fcntl.ioctl(fd, LOOP_CTL_REMOVE, n)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+        if self.tmp:
+            with contextlib.suppress(Exception):
+                for f in os.listdir(self.tmp):
+                    os.unlink(os.path.join(self.tmp, f))
+                os.rmdir(self.tmp)
+
+
+def _on_signal(signo, frame):
+    raise SystemExit("interrupted by signal %d" % signo)
+
+
+def main(name, body):
+    """Runs body(host); exit 0 only when every sub-case passed."""
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, _on_signal)
+    h = None
+    status = 1
+    try:
+        h = Host(name, sys.argv)
+        body(h)
+        if h.failures:
+            log("%s: %d sub-case(s) FAILED: %s"
+                % (name, len(h.failures), "; ".join(h.failures)))
+        else:
+            log("%s: all sub-cases passed" % name)
+            status = 0
+    except Fatal as e:
+        log("FATAL (not skipped -- this is a test failure): %s: %s"
+            % (name, e))
+    except Failure as e:
+        log("FAIL: %s: %s" % (name, e))
+    except SystemExit as e:
+        log("%s: %s" % (name, e))
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        if h is not None:
+            h.cleanup()
+    sys.exit(status)
+
+
+# ---- small parsers shared by the tests --------------------------------
+def shell_vars(text):
+    """WAITDEV_X='...' lines of --format shell output, unquoted."""
+    out = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"(WAITDEV_[A-Z]+)=(.*)", line)
+        if m:
+            words = shlex.split(m.group(2))
+            out[m.group(1)] = words[0] if len(words) == 1 else ""
+    return out
+
+
+def parse_json(text):
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise Failure("not JSON (%s): %r" % (e, text))
+
+
+def counters(stderr):
+    """The -v statistics line: {'received': N, 'forged': N, ...}."""
+    m = re.search(r"uevents: (\d+) received, (\d+) accepted, (\d+) forged, "
+                  r"(\d+) malformed", stderr)
+    if not m:
+        return None
+    return dict(zip(("received", "accepted", "forged", "malformed"),
+                    map(int, m.groups())))
