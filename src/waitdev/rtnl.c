@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -108,7 +109,12 @@ static int parse_link(const struct nlmsghdr *nh, struct rtnl_link *link)
 int rtnl_parse(const void *buf, size_t len, rtnl_link_fn fn, void *ctx)
 {
 	const struct nlmsghdr *nh;
-	unsigned int left = len > 0x7fffffff ? 0x7fffffff : (unsigned)len;
+	/*
+	 * Signed, as NLMSG_OK() expects: NLMSG_NEXT() past a last message
+	 * whose length is not padded must go negative, not wrap around to
+	 * a huge count that lets NLMSG_OK() read past the buffer.
+	 */
+	int left = len > INT_MAX ? INT_MAX : (int)len;
 	int count = 0;
 
 	for (nh = buf; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left)) {
@@ -124,6 +130,9 @@ int rtnl_parse(const void *buf, size_t len, rtnl_link_fn fn, void *ctx)
 		fn(ctx, &link);
 		count++;
 	}
+	/* bytes that do not make a whole message: a truncated datagram */
+	if (left > 0)
+		return -EBADMSG;
 	return count;
 }
 

@@ -34,6 +34,14 @@ static bool has_blank(const char *s)
 	return false;
 }
 
+static bool has_cntrl(const char *s)
+{
+	for (; *s; s++)
+		if (iscntrl((unsigned char)*s))
+			return true;
+	return false;
+}
+
 static bool all_digits(const char *s, size_t n)
 {
 	size_t i;
@@ -79,13 +87,19 @@ static bool unescape_udev(const char *in, char *out, size_t size)
 	return true;
 }
 
+/*
+ * @spaces: filesystem labels and GPT partition names may contain spaces
+ * ("EFI System Partition"); the command line carries them quoted.
+ */
 static int parse_value(const char *what, const char *val, struct spec *spec,
-		       enum spec_type type, char *err, unsigned errsize)
+		       enum spec_type type, bool spaces, char *err,
+		       unsigned errsize)
 {
 	if (!*val)
 		return spec_fail(err, errsize, "empty %s", what);
-	if (has_blank(val))
-		return spec_fail(err, errsize, "%s contains blanks", what);
+	if (spaces ? has_cntrl(val) : has_blank(val))
+		return spec_fail(err, errsize, "%s contains %s", what,
+				 spaces ? "control characters" : "blanks");
 	spec->type = type;
 	if (!strscpy(spec->value, val, sizeof(spec->value)))
 		return spec_fail(err, errsize, "%s too long", what);
@@ -185,18 +199,19 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		return spec_fail(err, errsize, "empty device spec");
 	if (!strscpy(spec->text, text, sizeof(spec->text)))
 		return spec_fail(err, errsize, "device spec too long");
-	if (has_blank(text))
-		return spec_fail(err, errsize, "device spec contains blanks");
 
-	if (strncmp(text, "UUID=", 5) == 0)
-		return parse_value("UUID", text + 5, spec, SPEC_BLOCK_UUID,
-				   err, errsize);
+	/* names that may contain spaces first, then no blanks at all */
 	if (strncmp(text, "LABEL=", 6) == 0)
 		return parse_value("LABEL", text + 6, spec, SPEC_BLOCK_LABEL,
-				   err, errsize);
+				   true, err, errsize);
 	if (strncmp(text, "PARTLABEL=", 10) == 0)
 		return parse_value("PARTLABEL", text + 10, spec,
-				   SPEC_BLOCK_PARTLABEL, err, errsize);
+				   SPEC_BLOCK_PARTLABEL, true, err, errsize);
+	if (has_blank(text))
+		return spec_fail(err, errsize, "device spec contains blanks");
+	if (strncmp(text, "UUID=", 5) == 0)
+		return parse_value("UUID", text + 5, spec, SPEC_BLOCK_UUID,
+				   false, err, errsize);
 	if (strncmp(text, "PARTUUID=", 9) == 0)
 		return parse_partuuid(text + 9, spec, err, errsize);
 	if (strncmp(text, "/dev/disk/", 10) == 0)
@@ -207,7 +222,7 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		if (!*name || name[strlen(name) - 1] == '/')
 			return spec_fail(err, errsize, "no device name after /dev/");
 		return parse_value("device name", name, spec, SPEC_BLOCK_NAME,
-				   err, errsize);
+				   false, err, errsize);
 	}
 	colon = strchr(text, ':');
 	if (colon) {
@@ -247,8 +262,8 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 					 text);
 		return 0;
 	}
-	return parse_value("device name", text, spec, SPEC_BLOCK_NAME, err,
-			   errsize);
+	return parse_value("device name", text, spec, SPEC_BLOCK_NAME, false,
+			   err, errsize);
 }
 
 static bool console_name_is_tty(const char *name)

@@ -70,7 +70,27 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int set_field(struct uevent *ev, const char *key, const char *val)
+/* The numeric keys, for telling a key given twice. */
+enum {
+	SEEN_ACTION = 1 << 0,
+	SEEN_MAJOR = 1 << 1,
+	SEEN_MINOR = 1 << 2,
+	SEEN_PARTN = 1 << 3,
+	SEEN_DISKSEQ = 1 << 4,
+	SEEN_SEQNUM = 1 << 5,
+	SEEN_IFINDEX = 1 << 6,
+};
+
+static bool first_time(unsigned *seen, unsigned bit)
+{
+	if (*seen & bit)
+		return false;
+	*seen |= bit;
+	return true;
+}
+
+static int set_field(struct uevent *ev, unsigned *seen, const char *key,
+		     const char *val)
 {
 	static const struct {
 		const char *key;
@@ -99,35 +119,41 @@ static int set_field(struct uevent *ev, const char *key, const char *val)
 		*slot = val;
 		return 0;
 	}
+	/* like the strings above, a numeric key given twice is malformed */
 	if (streq(key, "ACTION")) {
 		enum uevent_action a = action_from_name(val);
 
-		if (a == UEVENT_UNKNOWN ||
-		    (ev->action != UEVENT_UNKNOWN && ev->action != a))
+		if (a == UEVENT_UNKNOWN || !first_time(seen, SEEN_ACTION))
 			return -EBADMSG;
 		ev->action = a;
 	} else if (streq(key, "MAJOR")) {
-		if (parse_uint(val, 4095, &v) < 0)
+		if (!first_time(seen, SEEN_MAJOR) ||
+		    parse_uint(val, 4095, &v) < 0)
 			return -EBADMSG;
 		ev->major = (unsigned)v;
 		ev->has_devt |= 1;
 	} else if (streq(key, "MINOR")) {
-		if (parse_uint(val, 1048575, &v) < 0)
+		if (!first_time(seen, SEEN_MINOR) ||
+		    parse_uint(val, 1048575, &v) < 0)
 			return -EBADMSG;
 		ev->minor = (unsigned)v;
 		ev->has_devt |= 2;
 	} else if (streq(key, "PARTN")) {
-		if (parse_uint(val, 65535, &v) < 0)
+		if (!first_time(seen, SEEN_PARTN) ||
+		    parse_uint(val, 65535, &v) < 0)
 			return -EBADMSG;
 		ev->partn = (unsigned)v;
 	} else if (streq(key, "DISKSEQ")) {
-		if (parse_uint(val, UINT64_MAX, &ev->diskseq) < 0)
+		if (!first_time(seen, SEEN_DISKSEQ) ||
+		    parse_uint(val, UINT64_MAX, &ev->diskseq) < 0)
 			return -EBADMSG;
 	} else if (streq(key, "SEQNUM")) {
-		if (parse_uint(val, UINT64_MAX, &ev->seqnum) < 0)
+		if (!first_time(seen, SEEN_SEQNUM) ||
+		    parse_uint(val, UINT64_MAX, &ev->seqnum) < 0)
 			return -EBADMSG;
 	} else if (streq(key, "IFINDEX")) {
-		if (parse_uint(val, 0x7fffffff, &v) < 0 || v == 0)
+		if (!first_time(seen, SEEN_IFINDEX) ||
+		    parse_uint(val, 0x7fffffff, &v) < 0 || v == 0)
 			return -EBADMSG;
 		ev->ifindex = (int)v;
 	}
@@ -138,6 +164,8 @@ static int set_field(struct uevent *ev, const char *key, const char *val)
 /* Walks NUL-terminated KEY=VALUE fields in [p, end). */
 static int parse_fields(char *p, const char *end, struct uevent *ev)
 {
+	unsigned seen = 0;
+
 	while (p < end) {
 		size_t n = strnlen(p, (size_t)(end - p));
 		char *eq;
@@ -148,7 +176,7 @@ static int parse_fields(char *p, const char *end, struct uevent *ev)
 		if (!eq || eq == p)
 			return -EBADMSG;
 		*eq = '\0';
-		if (set_field(ev, p, eq + 1) < 0)
+		if (set_field(ev, &seen, p, eq + 1) < 0)
 			return -EBADMSG;
 		p += n + 1;
 	}

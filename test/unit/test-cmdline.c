@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test-cmdline.c - the kernel command line parser: next_arg() quoting,
+ * the keys waitdev reads, deadlines, malformed values and /proc/cmdline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+#include "test.h"
+#include "util.h"
+
+/* ---- cmdline_next_arg ------------------------------------------------ */
+
+#define MAX_ARGS 8
+
+struct arg_case {
+	const char *line;
+	unsigned n;
+	struct {
+		const char *param;
+		const char *val;	/* NULL: no '=' */
+	} args[MAX_ARGS];
+};
+
+static const struct arg_case arg_cases[] = {
+	{ "", 0, { { NULL, NULL } } },
+	{ "   \t\n  ", 0, { { NULL, NULL } } },
+	{ "quiet", 1, { { "quiet", NULL } } },
+	{ "root=/dev/sda1", 1, { { "root", "/dev/sda1" } } },
+	{ "a b", 2, { { "a", NULL }, { "b", NULL } } },
+	/* tabs, newlines and runs of blanks all separate */
+	{ "  a=1\t\tb=2\n c  \n", 3,
+	  { { "a", "1" }, { "b", "2" }, { "c", NULL } } },
+	/* the value starts after the first '=' only */
+	{ "root=LABEL=x", 1, { { "root", "LABEL=x" } } },
+	{ "a=", 1, { { "a", "" } } },
+	/* a key cannot start with '=': the next '=' splits */
+	{ "=a=b", 1, { { "=a", "b" } } },
+	{ "=", 1, { { "=", NULL } } },
+	/* the whole parameter quoted: quotes removed, blanks kept */
+	{ "\"waitdev.root=LABEL=my disk\" quiet", 2,
+	  { { "waitdev.root", "LABEL=my disk" }, { "quiet", NULL } } },
+	/* only the value quoted */
+	{ "waitdev.root=\"LABEL=my disk\" quiet", 2,
+	  { { "waitdev.root", "LABEL=my disk" }, { "quiet", NULL } } },
+	{ "x=\"a\tb\nc\"", 1, { { "x", "a\tb\nc" } } },
+	{ "\"quoted key\"", 1, { { "quoted key", NULL } } },
+	{ "a=\"\" b", 2, { { "a", "" }, { "b", NULL } } },
+	/* like the kernel: a quote inside the value is kept unless it
+	 * opens the value and the parameter ends with one */
+	{ "a=b\"c d\"", 1, { { "a", "b\"c d\"" } } },
+	{ "a=\"b c\"d", 1, { { "a", "b c\"d" } } },
+	/* an unterminated quote runs to the end */
+	{ "a=\"b c d", 1, { { "a", "b c d" } } },
+	{ "\"a b", 1, { { "a b", NULL } } },
+	/* a lone quote or an empty pair: an empty parameter */
+	{ "\"", 1, { { "", NULL } } },
+	{ "\"\" x", 2, { { "", NULL }, { "x", NULL } } },
+	{ "-- init arg", 3,
+	  { { "--", NULL }, { "init", NULL }, { "arg", NULL } } },
+};
+
+static void test_next_arg(void)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(arg_cases); i++) {
+		const struct arg_case *c = &arg_cases[i];
+		char *buf = strdup(c->line), *args = buf, *param, *val;
+		unsigned n = 0;
+
+		while ((args = cmdline_next_arg(args, &param, &val))) {
+			CHECK_MSG(n < c->n, "\"%s\": extra arg \"%s\"",
+				  c->line, param);
+			if (n >= c->n)
+				break;
+			CHECK_STR(param, c->args[n].param);
+			if (c->args[n].val)
+				CHECK_STR(val, c->args[n].val);
+			else
+				CHECK_MSG(!val,
+					  "\"%s\": arg %u has value \"%s\"",
+					  c->line, n, val);
+			n++;
+		}
+		CHECK_MSG(n == c->n, "\"%s\": %u args, expected %u", c->line,
+			  n, c->n);
+		free(buf);
+	}
+}
+
+/* ---- cmdline_parse: accepted lines ----------------------------------- */
+
+#define DEF (UINT64_MAX - 1)	/* the default for that deadline */
+#define FOREVER DEADLINE_FOREVER
+
+struct parse_case {
+	const char *line;
+	/* "TYPE value" of the root / console spec, NULL for none */
+	enum spec_type root_type;
+	const char *root;
+	const char *console;
+	const char *net;	/* values joined with ',' */
+	const char *skipped;	/* joined with '|' */
+	uint64_t root_ms, console_ms, net_ms;
+	uint64_t timeout_ms;	/* DEF: no waitdev.timeout= */
+};
+
+#define HOST_LINE \
+	"mitigations=auto console=ttyS0 quiet reboot=k panic=1 " \
+	"rdinit=/process_api -- --firecracker-init --addr 0.0.0.0:2024"
+
+static const struct parse_case parse_cases[] = {
+	{ "", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "quiet splash ro init=/sbin/init loglevel=3", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ HOST_LINE, .console = "ttyS0", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "BOOT_IMAGE=/vmlinuz root=UUID=1234-abcd ro quiet",
+	  SPEC_BLOCK_UUID, "1234-abcd", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/vda1", SPEC_BLOCK_NAME, "vda1", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=PARTLABEL=rootfs rootwait", SPEC_BLOCK_PARTLABEL, "rootfs",
+	  .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+
+	/* quoting */
+	{ "\"waitdev.root=LABEL=my disk\"", SPEC_BLOCK_LABEL, "my disk",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "waitdev.root=\"LABEL=my disk\" quiet", SPEC_BLOCK_LABEL,
+	  "my disk", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "root=\"PARTLABEL=EFI System Partition\"", SPEC_BLOCK_PARTLABEL,
+	  "EFI System Partition", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "\"root=/dev/sda2\"", SPEC_BLOCK_NAME, "sda2", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "\troot=/dev/sda2\n\n  console=ttyS1\t\trootwait\n",
+	  SPEC_BLOCK_NAME, "sda2", "ttyS1", .root_ms = FOREVER,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	/* a blank inside quotes does not end the parameter */
+	{ "foo=\"a root=/dev/sdz b\" root=/dev/sda3", SPEC_BLOCK_NAME,
+	  "sda3", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "foo=\"a root=/dev/sdz b\"", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+
+	/* "--" ends the kernel's part */
+	{ "root=/dev/sda1 -- root=/dev/sdb1 waitdev.bogus=1 rootwait",
+	  SPEC_BLOCK_NAME, "sda1", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "-- root=/dev/sdb1 console=ttyS0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	/* "--x" and "--=x" are not the separator */
+	{ "--x root=/dev/sda1", SPEC_BLOCK_NAME, "sda1", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "--=x root=/dev/sda1", SPEC_BLOCK_NAME, "sda1", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+
+	/* the last of a single-valued key wins */
+	{ "root=/dev/sda1 root=/dev/sdb2", SPEC_BLOCK_NAME, "sdb2",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "waitdev.root=/dev/sda1 waitdev.root=8:2", SPEC_BLOCK_DEVT, "",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "waitdev.net=eth0,eth1 waitdev.net=wlan0", .net = "wlan0",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "waitdev.net=eth0 waitdev.net=", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootdelay=10 rootdelay=3", .root_ms = 3000, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootwait=5 rootwait=7", .root_ms = 7000, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "consoledelay=100 consoledelay=20", .root_ms = DEF,
+	  .console_ms = 20, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.timeout=1 waitdev.timeout=2", .root_ms = 2000,
+	  .console_ms = 2000, .net_ms = 2000, .timeout_ms = 2000 },
+	{ "waitdev.console=ttyS0 waitdev.console=hvc1", .console = "hvc1",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+
+	/* no known key has '-' or '_', so these are other keys */
+	{ "root_wait root-delay=abc console_wait root-=/dev/x",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+
+	/* waitdev.root= overrides root=, in either order */
+	{ "root=/dev/sda1 waitdev.root=/dev/sdb1", SPEC_BLOCK_NAME, "sdb1",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "waitdev.root=/dev/sdb1 root=/dev/sda1", SPEC_BLOCK_NAME, "sdb1",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	/* ... even when root= would not parse */
+	{ "waitdev.root=/dev/sdb1 root=live:CDLABEL=x", SPEC_BLOCK_NAME,
+	  "sdb1", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	/* an empty waitdev.root= turns the root wait off */
+	{ "root=/dev/sda1 waitdev.root=", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.root= root=/dev/sda1", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.root=/dev/sda1 waitdev.root=", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.console= console=ttyS0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=ttyS0 waitdev.console=ttyAMA0", .console = "ttyAMA0",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+
+	/* network roots are not block devices */
+	{ "root=/dev/nfs nfsroot=10.0.0.1:/srv ip=dhcp",
+	  .skipped = "root=/dev/nfs", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/cifs", .skipped = "root=/dev/cifs", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/nfs root=/dev/sda1", SPEC_BLOCK_NAME, "sda1",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+
+	/* consoles: the last one naming a tty */
+	{ "console=tty0 console=ttyS0,115200n8", .console = "ttyS0",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "console=ttyS0,115200n8 console=tty0", .console = "tty0",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "console=ttyS0 console=netcon0", .console = "ttyS0",
+	  .skipped = "console=netcon0", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=uart8250,io,0x3f8 console=lp0", .skipped =
+	  "console=uart8250,io,0x3f8|console=lp0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=/dev/ttyUSB0", .console = "ttyUSB0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=hvc0", .console = "hvc0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=ttyAMA0,115200 earlycon", .console = "ttyAMA0",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "console=ttyS", .console = "ttyS0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/nfs console=netcon0 console=ttyS2",
+	  .console = "ttyS2", .skipped = "console=netcon0|root=/dev/nfs",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+
+	/* network */
+	{ "waitdev.net=eth0,enx*,52:54:00:12:34:56:carrier,any:up",
+	  .net = "eth0,enx*,52:54:00:12:34:56,any", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+
+	/* deadlines */
+	{ "rootwait", .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "rootwait=5", .root_ms = 5000, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "rootwait=0", .root_ms = 0, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "rootdelay=10", .root_ms = 10000, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootwait=5 rootdelay=10", .root_ms = 10000, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootdelay=10 rootwait=15", .root_ms = 15000, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootdelay=10 rootwait", .root_ms = FOREVER, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "consolewait", .root_ms = DEF, .console_ms = FOREVER,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "consoledelay=250", .root_ms = DEF, .console_ms = 250,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "consolewait consoledelay=250", .root_ms = DEF,
+	  .console_ms = FOREVER, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.timeout=3", .root_ms = 3000, .console_ms = 3000,
+	  .net_ms = 3000, .timeout_ms = 3000 },
+	{ "waitdev.timeout=2.5", .root_ms = 2500, .console_ms = 2500,
+	  .net_ms = 2500, .timeout_ms = 2500 },
+	{ "waitdev.timeout=0.010", .root_ms = 10, .console_ms = 10,
+	  .net_ms = 10, .timeout_ms = 10 },
+	{ "waitdev.timeout=forever", .root_ms = FOREVER,
+	  .console_ms = FOREVER, .net_ms = FOREVER, .timeout_ms = FOREVER },
+	/* waitdev.timeout= bounds everything, whatever the order */
+	{ "waitdev.timeout=3 rootwait consolewait rootdelay=60",
+	  .root_ms = 3000, .console_ms = 3000, .net_ms = 3000,
+	  .timeout_ms = 3000 },
+	{ "rootwait consoledelay=5 waitdev.timeout=4", .root_ms = 4000,
+	  .console_ms = 4000, .net_ms = 4000, .timeout_ms = 4000 },
+};
+
+static const char *type_name(enum spec_type t)
+{
+	static char buf[16];
+
+	snprintf(buf, sizeof(buf), "type %d", (int)t);
+	return buf;
+}
+
+static void join(char *out, size_t size, const char *sep,
+		 const char *const *items, unsigned n)
+{
+	unsigned i;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strncat(out, sep, size - strlen(out) - 1);
+		strncat(out, items[i], size - strlen(out) - 1);
+	}
+}
+
+static void check_parse_case(const struct parse_case *c)
+{
+	struct wait_config cfg;
+	char err[256] = "";
+	char got[1024];
+	const char *items[CMDLINE_NET_MAX + CMDLINE_SKIPPED_MAX];
+	uint64_t root_ms = c->root_ms == DEF ? DEFAULT_ROOT_MS : c->root_ms;
+	uint64_t con_ms = c->console_ms == DEF ? DEFAULT_CONSOLE_MS :
+			  c->console_ms;
+	uint64_t net_ms = c->net_ms == DEF ? DEFAULT_NET_MS : c->net_ms;
+	unsigned i;
+	int r;
+
+	cmdline_config_init(&cfg);
+	r = cmdline_parse(c->line, &cfg, err, sizeof(err));
+	CHECK_MSG(r == 0, "\"%s\": returned %d (%s)", c->line, r, err);
+	if (r != 0)
+		return;
+
+	CHECK_MSG(cfg.has_root == (c->root != NULL), "\"%s\": has_root %d",
+		  c->line, cfg.has_root);
+	if (c->root && cfg.has_root) {
+		CHECK_MSG(cfg.root.type == c->root_type, "\"%s\": root %s",
+			  c->line, type_name(cfg.root.type));
+		if (c->root_type != SPEC_BLOCK_DEVT)
+			CHECK_STR(cfg.root.value, c->root);
+	}
+	CHECK_MSG(cfg.has_console == (c->console != NULL),
+		  "\"%s\": has_console %d", c->line, cfg.has_console);
+	if (c->console && cfg.has_console) {
+		CHECK_INT(cfg.console.type, SPEC_CONSOLE_TTY);
+		CHECK_STR(cfg.console.value, c->console);
+	}
+
+	for (i = 0; i < cfg.n_net && i < CMDLINE_NET_MAX; i++)
+		items[i] = cfg.net[i].value;
+	join(got, sizeof(got), ",", items, i);
+	CHECK_MSG(streq(got, c->net ? c->net : ""),
+		  "\"%s\": net \"%s\", expected \"%s\"", c->line, got,
+		  c->net ? c->net : "");
+
+	for (i = 0; i < cfg.n_skipped && i < CMDLINE_SKIPPED_MAX; i++)
+		items[i] = cfg.skipped[i];
+	join(got, sizeof(got), "|", items, i);
+	CHECK_MSG(streq(got, c->skipped ? c->skipped : ""),
+		  "\"%s\": skipped \"%s\", expected \"%s\"", c->line, got,
+		  c->skipped ? c->skipped : "");
+
+	CHECK_MSG(cfg.root_ms == root_ms, "\"%s\": root_ms %" PRIu64
+		  ", expected %" PRIu64, c->line, cfg.root_ms, root_ms);
+	CHECK_MSG(cfg.console_ms == con_ms, "\"%s\": console_ms %" PRIu64
+		  ", expected %" PRIu64, c->line, cfg.console_ms, con_ms);
+	CHECK_MSG(cfg.net_ms == net_ms, "\"%s\": net_ms %" PRIu64
+		  ", expected %" PRIu64, c->line, cfg.net_ms, net_ms);
+	CHECK_MSG(cfg.has_timeout == (c->timeout_ms != DEF),
+		  "\"%s\": has_timeout %d", c->line, cfg.has_timeout);
+	if (c->timeout_ms != DEF)
+		CHECK_MSG(cfg.timeout_ms == c->timeout_ms,
+			  "\"%s\": timeout_ms %" PRIu64, c->line,
+			  cfg.timeout_ms);
+}
+
+static void test_parse_ok(void)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(parse_cases); i++)
+		check_parse_case(&parse_cases[i]);
+}
+
+/* Details the table does not hold. */
+static void test_parse_details(void)
+{
+	struct wait_config cfg;
+	char err[256];
+
+	/* defaults, whatever was in the struct before */
+	memset(&cfg, 0xa5, sizeof(cfg));
+	cmdline_config_init(&cfg);
+	CHECK(!cfg.has_root && !cfg.has_console && !cfg.has_timeout);
+	CHECK_INT(cfg.n_net, 0);
+	CHECK_INT(cfg.n_skipped, 0);
+	CHECK_INT(cfg.root_ms, 180000);
+	CHECK_INT(cfg.console_ms, 1000);
+	CHECK_INT(cfg.net_ms, 30000);
+	CHECK(DEADLINE_FOREVER == UINT64_MAX);
+
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("root=8:1", &cfg, err, sizeof(err)), 0);
+	CHECK_INT(cfg.root.type, SPEC_BLOCK_DEVT);
+	CHECK_INT(cfg.root.major, 8);
+	CHECK_INT(cfg.root.minor, 1);
+	CHECK_STR(cfg.root.text, "8:1");
+
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("root=801", &cfg, err, sizeof(err)), 0);
+	CHECK_INT(cfg.root.type, SPEC_BLOCK_DEVT);
+	CHECK_INT(cfg.root.major, 8);
+	CHECK_INT(cfg.root.minor, 1);
+
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("root=PARTUUID=0badcafe-02/PARTNROFF=-1",
+				&cfg, err, sizeof(err)), 0);
+	CHECK_INT(cfg.root.type, SPEC_BLOCK_PARTUUID);
+	CHECK_STR(cfg.root.value, "0badcafe-02");
+	CHECK(cfg.root.has_partnroff);
+	CHECK_INT(cfg.root.partnroff, -1);
+
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("console=ttyS0,115200n8", &cfg, err,
+				sizeof(err)), 0);
+	CHECK_STR(cfg.console.text, "ttyS0,115200n8");
+
+	/* net states come through */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.net=eth0:carrier,any:up,eth1", &cfg,
+				err, sizeof(err)), 0);
+	CHECK_INT(cfg.n_net, 3);
+	CHECK_INT(cfg.net[0].type, SPEC_NET_NAME);
+	CHECK_INT(cfg.net[0].net_state, NET_CARRIER);
+	CHECK_INT(cfg.net[1].type, SPEC_NET_ANY);
+	CHECK_INT(cfg.net[1].net_state, NET_UP);
+	CHECK_INT(cfg.net[2].net_state, NET_EXISTS);
+
+	/* more skipped consoles than slots: no overflow, the tty wins */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("console=lp0 console=lp1 console=lp2 "
+				"console=lp3 console=lp4 console=lp5 "
+				"console=lp6 console=lp7 console=lp8 "
+				"console=lp9 console=ttyS3 root=/dev/nfs",
+				&cfg, err, sizeof(err)), 0);
+	CHECK_INT(cfg.n_skipped, CMDLINE_SKIPPED_MAX);
+	CHECK_STR(cfg.skipped[0], "console=lp0");
+	CHECK_STR(cfg.skipped[CMDLINE_SKIPPED_MAX - 1], "console=lp7");
+	CHECK(cfg.has_console);
+	CHECK_STR(cfg.console.value, "ttyS3");
+	CHECK(!cfg.has_root);
+
+	/* a NULL or zero-sized err buffer is fine */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("rootdelay=x", &cfg, NULL, 0), -EINVAL);
+	CHECK_INT(cmdline_parse("rootdelay=x", &cfg, err, 0), -EINVAL);
+}
+
+/* ---- cmdline_parse: rejected lines ----------------------------------- */
+
+struct bad_case {
+	const char *line;
+	const char *key;	/* must appear in the message */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "rootdelay=abc", "rootdelay" },
+	{ "rootdelay=", "rootdelay" },
+	{ "rootdelay", "rootdelay" },
+	{ "rootdelay=-1", "rootdelay" },
+	{ "rootdelay=1e3", "rootdelay" },
+	{ "rootdelay=99999999999999999999999", "rootdelay" },
+	{ "rootwait=abc", "rootwait" },
+	{ "rootwait=", "rootwait" },
+	{ "rootwait=1.", "rootwait" },
+	{ "waitdev.timeout=1.2.3", "waitdev.timeout" },
+	{ "waitdev.timeout=", "waitdev.timeout" },
+	{ "waitdev.timeout", "waitdev.timeout" },
+	{ "waitdev.timeout=.5", "waitdev.timeout" },
+	{ "waitdev.timeout=-3", "waitdev.timeout" },
+	{ "waitdev.timeout=never", "waitdev.timeout" },
+	{ "consoledelay=x", "consoledelay" },
+	{ "consoledelay=", "consoledelay" },
+	{ "consoledelay=1.5", "consoledelay" },
+	{ "consolewait=5", "consolewait" },
+	{ "consolewait=", "consolewait" },
+	{ "waitdev.bogus=1", "waitdev.bogus" },
+	{ "waitdev.bogus", "waitdev.bogus" },
+	{ "waitdev.rootwait", "waitdev.rootwait" },
+	{ "waitdev.root", "waitdev.root" },
+	{ "waitdev.console", "waitdev.console" },
+	{ "waitdev.net", "waitdev.net" },
+	{ "root=", "root" },
+	{ "root", "root" },
+	{ "console=", "console" },
+	{ "console=ttyS0 console=", "console" },
+	{ "console=tty/0", "console" },
+	{ "waitdev.console=,115200", "waitdev.console" },
+	{ "waitdev.net=eth0:down", "waitdev.net" },
+	{ "waitdev.net=,,,", "waitdev.net" },
+	{ "waitdev.net=eth0,a/b", "waitdev.net" },
+	{ "waitdev.net=abcdefghijklmnop", "waitdev.net" },
+	{ "waitdev.root=/dev/", "waitdev.root" },
+	{ "waitdev.root=UUID=", "waitdev.root" },
+	{ "waitdev.root=PARTUUID=xyz", "waitdev.root" },
+	{ "waitdev.root=/dev/disk/by-foo/x", "waitdev.root" },
+	{ "root=live:CDLABEL=x", "root" },
+	{ "root=ZFS=rpool/root", "root" },
+	{ "root=99999:1", "root" },
+	/* the bad key is found before the kernel/init separator */
+	{ "quiet waitdev.bogus=1 -- waitdev.timeout=3", "waitdev.bogus" },
+	/* a bad root= is an error even when it is overridden later */
+	{ "root=/dev/sda1 rootdelay=abc root=/dev/sdb1", "rootdelay" },
+};
+
+static void test_parse_bad(void)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_cases); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		struct wait_config cfg;
+		char err[256] = "";
+		int r;
+
+		cmdline_config_init(&cfg);
+		r = cmdline_parse(c->line, &cfg, err, sizeof(err));
+		CHECK_MSG(r == -EINVAL, "\"%s\": returned %d, expected -EINVAL",
+			  c->line, r);
+		CHECK_MSG(strstr(err, c->key) != NULL,
+			  "\"%s\": message \"%s\" does not name %s", c->line,
+			  err, c->key);
+		CHECK_MSG(!strchr(err, '\n'), "\"%s\": message has a newline",
+			  c->line);
+	}
+}
+
+static void test_parse_long(void)
+{
+	struct wait_config cfg;
+	char err[256] = "";
+	char *line = malloc(CMDLINE_MAX + 2);
+	size_t i;
+
+	/* exactly CMDLINE_MAX bytes is fine, one more is not */
+	for (i = 0; i < CMDLINE_MAX; i++)
+		line[i] = i % 8 == 7 ? ' ' : 'q';
+	memcpy(line + CMDLINE_MAX - 14, " root=/dev/sdc", 14);
+	line[CMDLINE_MAX] = '\0';
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), 0);
+	CHECK(cfg.has_root);
+	CHECK_STR(cfg.root.value, "sdc");
+
+	line[CMDLINE_MAX] = 'q';
+	line[CMDLINE_MAX + 1] = '\0';
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "longer") != NULL, "message \"%s\"", err);
+	CHECK(!cfg.has_root);
+	free(line);
+
+	/* one huge value */
+	line = malloc(4096);
+	memcpy(line, "root=/dev/", 10);
+	memset(line + 10, 'a', 4000);
+	line[4010] = '\0';
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "root") != NULL, "message \"%s\"", err);
+	free(line);
+}
+
+/* ---- cmdline_parse_net_list ------------------------------------------ */
+
+static void test_net_list(void)
+{
+	struct wait_config cfg;
+	char err[256] = "";
+	char list[2048];
+	unsigned i;
+
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse_net_list("--net", "eth0,enp*:up", &cfg, err,
+					 sizeof(err)), 0);
+	CHECK_INT(cfg.n_net, 2);
+	CHECK_STR(cfg.net[0].value, "eth0");
+	CHECK_INT(cfg.net[1].type, SPEC_NET_GLOB);
+	CHECK_STR(cfg.net[1].value, "enp*");
+	CHECK_INT(cfg.net[1].net_state, NET_UP);
+
+	/* replaces, not appends */
+	CHECK_INT(cmdline_parse_net_list("--net", "52-54-00-12-34-56", &cfg,
+					 err, sizeof(err)), 0);
+	CHECK_INT(cfg.n_net, 1);
+	CHECK_INT(cfg.net[0].type, SPEC_NET_MAC);
+	CHECK_INT(cfg.net[0].mac[5], 0x56);
+
+	/* empty commas around specs are skipped */
+	CHECK_INT(cmdline_parse_net_list("--net", ",eth0,,eth1,", &cfg, err,
+					 sizeof(err)), 0);
+	CHECK_INT(cfg.n_net, 2);
+	CHECK_STR(cfg.net[1].value, "eth1");
+
+	/* empty: no wait */
+	CHECK_INT(cmdline_parse_net_list("--net", "", &cfg, err, sizeof(err)),
+		  0);
+	CHECK_INT(cfg.n_net, 0);
+
+	/* errors name the key given */
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_net_list("--net", "eth0:down", &cfg, err,
+					 sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "--net") && strstr(err, "down"), "message \"%s\"",
+		  err);
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_net_list("--net", ",", &cfg, err, sizeof(err)),
+		  -EINVAL);
+	CHECK_MSG(strstr(err, "--net") != NULL, "message \"%s\"", err);
+
+	/* CMDLINE_NET_MAX interfaces, then one too many */
+	list[0] = '\0';
+	for (i = 0; i < CMDLINE_NET_MAX; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%seth%u", i ? "," : "", i);
+	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err,
+					 sizeof(err)), 0);
+	CHECK_INT(cfg.n_net, CMDLINE_NET_MAX);
+	CHECK_STR(cfg.net[CMDLINE_NET_MAX - 1].value, "eth15");
+	strcat(list, ",eth99");
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err,
+					 sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "--net") != NULL, "message \"%s\"", err);
+
+	/* longer than the copy buffer */
+	memset(list, 'e', sizeof(list) - 1);
+	list[sizeof(list) - 1] = '\0';
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_net_list("waitdev.net", list, &cfg, err,
+					 sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "waitdev.net") != NULL, "message \"%s\"", err);
+}
+
+/* ---- cmdline_parse_file ---------------------------------------------- */
+
+static char tmpdir[] = "/tmp/waitdev-test-cmdline.XXXXXX";
+
+static const char *write_tmp(const char *name, const char *data,
+			     size_t len)
+{
+	static char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return path;
+	CHECK(write(fd, data, len) == (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static void test_parse_file(void)
+{
+	static const char withnul[] = "root=/dev/sda1\0 rootwait\n";
+	struct wait_config cfg;
+	char err[256] = "";
+	const char *path;
+	char *big;
+
+	if (!mkdtemp(tmpdir)) {
+		CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+
+	path = write_tmp("plain", "root=/dev/sda1 rootwait",
+			 strlen("root=/dev/sda1 rootwait"));
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
+	CHECK(cfg.has_root);
+	CHECK_STR(cfg.root.value, "sda1");
+	CHECK(cfg.root_ms == DEADLINE_FOREVER);
+
+	/* /proc/cmdline ends with a newline */
+	path = write_tmp("newline", HOST_LINE "\n", strlen(HOST_LINE) + 1);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
+	CHECK(!cfg.has_root);
+	CHECK(cfg.has_console);
+	CHECK_STR(cfg.console.value, "ttyS0");
+	CHECK_INT(cfg.root_ms, DEFAULT_ROOT_MS);
+
+	path = write_tmp("quoted", "waitdev.root=\"LABEL=my disk\"\n",
+			 strlen("waitdev.root=\"LABEL=my disk\"\n"));
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
+	CHECK_INT(cfg.root.type, SPEC_BLOCK_LABEL);
+	CHECK_STR(cfg.root.value, "my disk");
+
+	path = write_tmp("empty", "", 0);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
+	CHECK(!cfg.has_root && !cfg.has_console && cfg.n_net == 0);
+
+	path = write_tmp("nul", withnul, sizeof(withnul) - 1);
+	cmdline_config_init(&cfg);
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "NUL") != NULL, "message \"%s\"", err);
+	CHECK(!cfg.has_root);
+
+	path = write_tmp("bad", "quiet rootdelay=soon\n",
+			 strlen("quiet rootdelay=soon\n"));
+	cmdline_config_init(&cfg);
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "rootdelay") != NULL, "message \"%s\"", err);
+
+	big = malloc(CMDLINE_MAX + 100);
+	memset(big, 'x', CMDLINE_MAX + 100);
+	path = write_tmp("big", big, CMDLINE_MAX + 100);
+	free(big);
+	cmdline_config_init(&cfg);
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "longer") != NULL, "message \"%s\"", err);
+
+	path = write_tmp("missing", "", 0);
+	unlink(path);
+	cmdline_config_init(&cfg);
+	err[0] = '\0';
+	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), -ENOENT);
+	CHECK_MSG(strstr(err, path) != NULL, "message \"%s\"", err);
+
+	/* a directory: read() fails with EISDIR */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse_file(tmpdir, &cfg, err, sizeof(err)), -EISDIR);
+
+	unlink(write_tmp("plain", "", 0));
+	unlink(write_tmp("newline", "", 0));
+	unlink(write_tmp("quoted", "", 0));
+	unlink(write_tmp("empty", "", 0));
+	unlink(write_tmp("nul", "", 0));
+	unlink(write_tmp("bad", "", 0));
+	unlink(write_tmp("big", "", 0));
+	CHECK(rmdir(tmpdir) == 0);
+}
+
+int main(void)
+{
+	test_next_arg();
+	test_parse_ok();
+	test_parse_details();
+	test_parse_bad();
+	test_parse_long();
+	test_net_list();
+	test_parse_file();
+	return test_summary("test-cmdline");
+}
