@@ -306,9 +306,12 @@ static void report_seen(const struct devtab *tab, const struct spec *spec)
 	free(devs);
 }
 
-/* The device is there but not usable yet: say why, it is the likeliest
- * cause (no medium in the reader, link down). */
-static void report_not_ready(const struct devtab *tab, const struct target *t)
+/*
+ * A device matches but is not usable yet (no medium in the reader, link
+ * down): the likeliest cause, so say it. Returns false if none matches.
+ */
+static bool explain_not_ready(const struct devtab *tab, const struct target *t,
+			      char *buf, size_t size)
 {
 	size_t i;
 
@@ -318,18 +321,21 @@ static void report_not_ready(const struct devtab *tab, const struct target *t)
 		if (!spec_match(&t->spec, d) || spec_device_ready(&t->spec, d))
 			continue;
 		if (d->kind == DEV_BLOCK)
-			log_err("%s %s: %s exists but has no medium (size 0)",
-				t->role, t->spec.text, d->name);
-		else if (d->kind == DEV_NET)
-			log_err("%s %s: %s exists but is %s", t->role,
-				t->spec.text, d->name,
-				d->flags & IFF_UP ? "without carrier" : "down");
+			snprintf(buf, size, "%s has no medium (size 0)",
+				 d->name);
+		else
+			snprintf(buf, size, "%s is %s", d->name,
+				 d->flags & IFF_UP ? "up without carrier" :
+						     "down");
+		return true;
 	}
+	return false;
 }
 
 void report_diagnosis(const struct engine *e)
 {
 	bool listed[DEV_NET + 1] = { false };
+	char why[300];
 	unsigned i;
 
 	for (i = 0; i < engine_target_count(e); i++) {
@@ -338,10 +344,16 @@ void report_diagnosis(const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
-		log_err("%s %s is missing after %llu.%03llu s", t->role,
-			t->spec.text, (unsigned long long)(t->waited_ms / 1000),
-			(unsigned long long)(t->waited_ms % 1000));
-		report_not_ready(engine_devtab(e), t);
+		if (explain_not_ready(engine_devtab(e), t, why, sizeof(why)))
+			log_err("%s %s: not ready after %llu.%03llu s: %s",
+				t->role, t->spec.text,
+				(unsigned long long)(t->waited_ms / 1000),
+				(unsigned long long)(t->waited_ms % 1000), why);
+		else
+			log_err("%s %s: missing after %llu.%03llu s", t->role,
+				t->spec.text,
+				(unsigned long long)(t->waited_ms / 1000),
+				(unsigned long long)(t->waited_ms % 1000));
 		if (listed[kind])
 			continue;
 		listed[kind] = true;

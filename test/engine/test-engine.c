@@ -421,7 +421,7 @@ static void test_deadline_diagnosis(void)
 	text[n > 0 ? n : 0] = '\0';
 	close(fd);
 	unlink(path);
-	CHECK_MSG(strstr(text, "root /dev/sdz1 is missing"), "diagnosis:\n%s", text);
+	CHECK_MSG(strstr(text, "root /dev/sdz1: missing after 0.2"), "diagnosis:\n%s", text);
 	CHECK_MSG(strstr(text, "seen block sda1 (8:1, 1023.0 MiB, partition \"rootfs\")"),
 		  "diagnosis:\n%s", text);
 	CHECK_MSG(strstr(text, "seen block sr0 (11:0, no medium)"),

@@ -28,9 +28,11 @@ def body(h):
         h.check(0.9 <= p.elapsed <= 3.0, "expected it to take 0.9-3 s, "
                 "took %.3f s" % p.elapsed, p)
         err = p.stderr
-        h.check(any("missing" in line and NODE in line
+        h.check(any("%s: not ready after" % NODE in line and
+                    "loop%d has no medium" % N in line
                     for line in err.splitlines()),
-                "expected a stderr line saying %s is missing" % NODE, p)
+                "expected a stderr line saying %s is not ready, having "
+                "no medium" % NODE, p)
         h.check(re.search(r"^waitdev:   seen block loop%d \(%d:%d, no medium"
                           r"\)$" % (N, maj, mnr), err, re.M),
                 "expected 'seen block loop%d (%d:%d, no medium)' on stderr"
@@ -70,7 +72,7 @@ def body(h):
         h.check(0.9 <= p.elapsed <= 3.0, "expected it to take 0.9-3 s, "
                 "took %.3f s" % p.elapsed, p)
         h.check(p.stdout == "", "expected nothing on stdout", p)
-        h.check(any("missing" in line and NODE in line
+        h.check(any("not ready" in line and NODE in line
                     for line in p.stderr.splitlines()) and
                 re.search(r"seen block loop%d \(.*no medium" % N, p.stderr),
                 "expected the missing/seen diagnosis on stderr", p)
