@@ -278,10 +278,11 @@ static int parse_param(const char *key, const char *val,
 		}
 		st->root = val;
 	} else if (key_eq(key, "rootwait")) {
-		if (!val) {
-			st->rootwait_forever = true;
+		/* one kernel variable behind both forms: the last one wins */
+		st->rootwait_forever = !val;
+		st->has_rootwait_ms = false;
+		if (!val)
 			return 0;
-		}
 		if (parse_seconds_key(key, val, &st->rootwait_ms, err,
 				      errsize) < 0)
 			return -EINVAL;

@@ -192,7 +192,7 @@ static void decode_hex_devt(unsigned long v, unsigned *major, unsigned *minor)
 int spec_parse_block(const char *text, struct spec *spec, char *err,
 		     unsigned errsize)
 {
-	const char *colon;
+	const char *colon, *hex;
 
 	memset(spec, 0, sizeof(*spec));
 	if (!text || !*text)
@@ -251,8 +251,10 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		return spec_fail(err, errsize,
 				 "unsupported form '%s' (UUID=, LABEL=, PARTUUID=, PARTLABEL=, /dev/NAME, MAJ:MIN)",
 				 text);
-	if (all_xdigits(text) && strlen(text) <= 8) {
-		unsigned long v = strtoul(text, NULL, 16);
+	/* like the kernel's strtoul(name, 16): an optional 0x prefix */
+	hex = strncasecmp(text, "0x", 2) == 0 ? text + 2 : text;
+	if (all_xdigits(hex) && strlen(hex) <= 8) {
+		unsigned long v = strtoul(hex, NULL, 16);
 
 		spec->type = SPEC_BLOCK_DEVT;
 		decode_hex_devt(v, &spec->major, &spec->minor);

@@ -273,6 +273,11 @@ static const struct parse_case parse_cases[] = {
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "rootdelay=10 rootwait", .root_ms = FOREVER, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
+	/* rootwait and rootwait=N set one kernel variable: the last wins */
+	{ "rootwait rootwait=5", .root_ms = 5000, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootwait=5 rootwait", .root_ms = FOREVER, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "consolewait", .root_ms = DEF, .console_ms = FOREVER,
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "consoledelay=250", .root_ms = DEF, .console_ms = 250,

@@ -46,6 +46,8 @@ static const struct block_case block_cases[] = {
 	DEVT("fe00", 254, 0),
 	DEVT("FE01", 254, 1),
 	DEVT("b301", 179, 1),
+	DEVT("0x801", 8, 1),
+	DEVT("0XB301", 179, 1),
 	DEVT("1000", 16, 0),
 	DEVT("fd0", 15, 208),		/* hex, as the kernel reads it */
 	DEVT("10300", 259, 0),
