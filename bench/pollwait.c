@@ -68,7 +68,8 @@ int main(int argc, char **argv)
 
 	if (argc != 4 || parse_long(argv[1], 1, 3600000, &interval_ms) < 0 ||
 	    parse_long(argv[3], 0, 86400, &timeout_s) < 0) {
-		fprintf(stderr, "usage: pollwait INTERVAL_MS /dev/NAME TIMEOUT_S\n");
+		fprintf(stderr, "usage: pollwait INTERVAL_MS /dev/NAME "
+				"TIMEOUT_S\n");
 		return 2;
 	}
 	name = strrchr(argv[2], '/');

@@ -15,47 +15,46 @@
 static int test_failures;
 static int test_checks;
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		test_checks++;                                               \
-		if (!(cond)) {                                               \
-			test_failures++;                                     \
-			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__,     \
-				__LINE__, #cond);                            \
-		}                                                            \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		test_checks++;                                                 \
+		if (!(cond)) {                                                 \
+			test_failures++;                                       \
+			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__,       \
+				__LINE__, #cond);                              \
+		}                                                              \
 	} while (0)
 
-#define CHECK_MSG(cond, ...)                                                 \
-	do {                                                                 \
-		test_checks++;                                               \
-		if (!(cond)) {                                               \
-			test_failures++;                                     \
-			fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__,     \
-				__LINE__, #cond);                            \
-			fprintf(stderr, __VA_ARGS__);                        \
-			fputc('\n', stderr);                                 \
-		}                                                            \
+#define CHECK_MSG(cond, ...)                                                   \
+	do {                                                                   \
+		test_checks++;                                                 \
+		if (!(cond)) {                                                 \
+			test_failures++;                                       \
+			fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__,       \
+				__LINE__, #cond);                              \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fputc('\n', stderr);                                   \
+		}                                                              \
 	} while (0)
 
-#define CHECK_INT(a, b)                                                      \
-	do {                                                                 \
-		long long _a = (long long)(a), _b = (long long)(b);          \
-		CHECK_MSG(_a == _b, "%s = %lld, expected %lld", #a, _a, _b); \
+#define CHECK_INT(a, b)                                                        \
+	do {                                                                   \
+		long long _a = (long long)(a), _b = (long long)(b);            \
+		CHECK_MSG(_a == _b, "%s = %lld, expected %lld", #a, _a, _b);   \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                      \
-	do {                                                                 \
-		const char *_a = (a), *_b = (b);                             \
-		CHECK_MSG(_a && _b && strcmp(_a, _b) == 0,                   \
-			  "%s = \"%s\", expected \"%s\"", #a,                \
-			  _a ? _a : "(null)", _b ? _b : "(null)");           \
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *_a = (a), *_b = (b);                               \
+		CHECK_MSG(_a &&_b &&strcmp(_a, _b) == 0,                       \
+			  "%s = \"%s\", expected \"%s\"", #a,                  \
+			  _a ? _a : "(null)", _b ? _b : "(null)");             \
 	} while (0)
 
 /* Prints the summary line and returns the exit status for main(). */
 static inline int test_summary(const char *name)
 {
-	printf("%s: %d checks, %d failed\n", name, test_checks,
-	       test_failures);
+	printf("%s: %d checks, %d failed\n", name, test_checks, test_failures);
 	return test_failures ? 1 : 0;
 }
 

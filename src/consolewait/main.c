@@ -23,17 +23,22 @@ static void usage(void)
 	printf("Usage: consolewait [OPTION]... [SPEC] [-- CMD [ARG]...]\n"
 	       "Wait for the console tty; print it, or run CMD on it.\n"
 	       "\n"
-	       "  SPEC                  ttyS0, ttyUSB0,115200n8, /dev/hvc0, ...\n"
-	       "                        (default: waitdev.console= or the last tty console=)\n"
+	       "  SPEC                  ttyS0, ttyUSB0,115200n8, /dev/hvc0, "
+	       "...\n"
+	       "                        (default: waitdev.console= or the last "
+	       "tty console=)\n"
 	       "  --timeout S           deadline in seconds, or forever\n"
-	       "                        (default: consolewait, consoledelay=MS, or 1 s)\n"
+	       "                        (default: consolewait, "
+	       "consoledelay=MS, or 1 s)\n"
 	       "  --cmdline STRING, --cmdline-file FILE, --kmsg, --no-kmsg,\n"
 	       "  -q, -v, -h, --version as in waitdev(8)\n"
 	       "\n"
-	       "Without the tty by the deadline, CMD runs anyway on the inherited\n"
+	       "Without the tty by the deadline, CMD runs anyway on the "
+	       "inherited\n"
 	       "stdio and /dev/kmsg says so.\n"
 	       "Exit: 0 found, 1 deadline passed, 2 usage or bad spec,\n"
-	       "3 system error, 128+N killed by signal N. See consolewait(8).\n");
+	       "3 system error, 128+N killed by signal N. See "
+	       "consolewait(8).\n");
 }
 
 /* Makes @node the stdin, stdout and stderr of this process. */
@@ -115,8 +120,8 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 
 	cli_init(&c, "consolewait");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, options,
+				  NULL)) != -1) {
 		r = cli_option(&c, opt, optarg);
 		if (r < 0)
 			return -r;
@@ -130,7 +135,8 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 			printf("consolewait %s\n", WAITDEV_VERSION);
 			return -1;
 		}
-		return cli_usage_error("%s: unknown option or missing argument (see --help)",
+		return cli_usage_error("%s: unknown option or missing argument "
+				       "(see --help)",
 				       argv[optind - 1]);
 	}
 	if (argc - optind > 1)
@@ -146,7 +152,9 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 		cfg.has_console = true;
 	}
 	if (!cfg.has_console)
-		return cli_usage_error("no console named: give SPEC, or console= or waitdev.console= on the kernel command line");
+		return cli_usage_error("no console named: give SPEC, or "
+				       "console= or waitdev.console= on the "
+				       "kernel command line");
 	if (cfg.console.type == SPEC_CONSOLE_OTHER)
 		return cli_usage_error("console %s is not a tty",
 				       cfg.console.text);

@@ -15,7 +15,8 @@ static void usage(void)
 	printf("Usage: rootwait [OPTION]... [SPEC]\n"
 	       "Wait for the root block device and print its node.\n"
 	       "\n"
-	       "  SPEC                  /dev/NAME, NAME, MAJ:MIN, PARTLABEL=X, ...\n"
+	       "  SPEC                  /dev/NAME, NAME, MAJ:MIN, PARTLABEL=X, "
+	       "...\n"
 	       "                        (default: waitdev.root= or root=)\n"
 	       "  --timeout S           deadline in seconds, or forever\n"
 	       "  --cmdline STRING, --cmdline-file FILE, --kmsg, --no-kmsg,\n"
@@ -40,8 +41,8 @@ int main(int argc, char **argv)
 
 	cli_init(&c, "rootwait");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, options,
+				  NULL)) != -1) {
 		r = cli_option(&c, opt, optarg);
 		if (r < 0)
 			return -r;
@@ -55,7 +56,8 @@ int main(int argc, char **argv)
 			printf("rootwait %s\n", WAITDEV_VERSION);
 			return EXIT_FOUND;
 		}
-		return cli_usage_error("%s: unknown option or missing argument (see --help)",
+		return cli_usage_error("%s: unknown option or missing argument "
+				       "(see --help)",
 				       argv[optind - 1]);
 	}
 	if (argc - optind > 1)
@@ -71,7 +73,9 @@ int main(int argc, char **argv)
 		cfg.has_root = true;
 	}
 	if (!cfg.has_root)
-		return cli_usage_error("no root device named: give SPEC, or root= or waitdev.root= on the kernel command line");
+		return cli_usage_error("no root device named: give SPEC, or "
+				       "root= or waitdev.root= on the kernel "
+				       "command line");
 	cli_apply_timeout(&c, &cfg);
 	r = cli_run(&c, &cfg, CLI_ROLE_ROOT, &e);
 	t = e ? engine_target(e, 0) : NULL;

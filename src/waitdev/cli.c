@@ -39,7 +39,8 @@ static int parse_int_arg(const char *opt, const char *arg, long min, long max,
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (!*arg || *end || errno || v < min || v > max)
-		return -cli_usage_error("%s %s: expected a number from %ld to %ld",
+		return -cli_usage_error("%s %s: expected a number from %ld to "
+					"%ld",
 					opt, arg, min, max);
 	*out = (int)v;
 	return 1;
@@ -52,7 +53,9 @@ int cli_option(struct cli *c, int opt, const char *arg)
 		if (streq(arg, "forever")) {
 			c->timeout_ms = DEADLINE_FOREVER;
 		} else if (parse_seconds_ms(arg, &c->timeout_ms) < 0) {
-			return -cli_usage_error("--timeout %s: expected seconds (e.g. 3 or 0.5) or \"forever\"",
+			return -cli_usage_error("--timeout %s: expected "
+						"seconds (e.g. 3 or 0.5) or "
+						"\"forever\"",
 						arg);
 		}
 		c->has_timeout = true;
@@ -65,7 +68,8 @@ int cli_option(struct cli *c, int opt, const char *arg)
 		return 1;
 	case CLI_OPT_FORMAT:
 		if (report_parse_format(arg, &c->format) < 0)
-			return -cli_usage_error("--format %s: expected plain, shell or json",
+			return -cli_usage_error("--format %s: expected plain, "
+						"shell or json",
 						arg);
 		return 1;
 	case CLI_OPT_KMSG:
@@ -127,7 +131,8 @@ static int add_target(struct engine *e, const char *role,
 	int r = engine_add_target(e, role, spec, timeout_ms);
 
 	if (r == -EOPNOTSUPP)
-		return cli_usage_error("%s %s: needs %s, which this waitdev was built without",
+		return cli_usage_error("%s %s: needs %s, which this waitdev "
+				       "was built without",
 				       role, spec->text,
 				       spec_need_name(spec_need(spec)));
 	if (r < 0)
@@ -182,8 +187,8 @@ static int add_targets(struct engine *e, const struct wait_config *cfg,
 	return 0;
 }
 
-int cli_run(const struct cli *c, const struct wait_config *cfg,
-	    unsigned roles, struct engine **out)
+int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
+	    struct engine **out)
 {
 	struct engine_options opts = {
 		.sysfs_root = c->sysfs,

@@ -22,17 +22,17 @@ enum {
 };
 
 struct cli {
-	const char *cmdline;		/* --cmdline STRING */
-	const char *cmdline_file;	/* --cmdline-file FILE */
-	const char *sysfs;		/* --sysfs DIR */
-	int uevent_fd;			/* --uevent-fd N, -1 */
-	int rcvbuf;			/* --rcvbuf BYTES, 0 */
+	const char *cmdline;	  /* --cmdline STRING */
+	const char *cmdline_file; /* --cmdline-file FILE */
+	const char *sysfs;	  /* --sysfs DIR */
+	int uevent_fd;		  /* --uevent-fd N, -1 */
+	int rcvbuf;		  /* --rcvbuf BYTES, 0 */
 	bool has_timeout;
-	uint64_t timeout_ms;		/* --timeout S */
+	uint64_t timeout_ms; /* --timeout S */
 	enum report_format format;
 	int verbose;
 	bool quiet;
-	int kmsg;			/* -1 auto, 0 off, 1 on */
+	int kmsg; /* -1 auto, 0 off, 1 on */
 };
 
 /* Long options every front end takes; ids above 256. */
@@ -52,20 +52,23 @@ enum {
 	CLI_OPT_NET,
 };
 
-#define CLI_COMMON_LONG_OPTIONS                                              \
-	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },             \
-	{ "cmdline", required_argument, NULL, CLI_OPT_CMDLINE },             \
-	{ "cmdline-file", required_argument, NULL, CLI_OPT_CMDLINE_FILE },   \
-	{ "format", required_argument, NULL, CLI_OPT_FORMAT },               \
-	{ "kmsg", no_argument, NULL, CLI_OPT_KMSG },                         \
-	{ "no-kmsg", no_argument, NULL, CLI_OPT_NO_KMSG },                   \
-	{ "sysfs", required_argument, NULL, CLI_OPT_SYSFS },                 \
-	{ "uevent-fd", required_argument, NULL, CLI_OPT_UEVENT_FD },         \
-	{ "rcvbuf", required_argument, NULL, CLI_OPT_RCVBUF },               \
-	{ "quiet", no_argument, NULL, 'q' },                                 \
-	{ "verbose", no_argument, NULL, 'v' },                               \
-	{ "help", no_argument, NULL, 'h' },                                  \
-	{ "version", no_argument, NULL, CLI_OPT_VERSION }
+#define CLI_COMMON_LONG_OPTIONS                                                \
+	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },               \
+		{ "cmdline", required_argument, NULL, CLI_OPT_CMDLINE },       \
+		{ "cmdline-file", required_argument, NULL,                     \
+		  CLI_OPT_CMDLINE_FILE },                                      \
+		{ "format", required_argument, NULL, CLI_OPT_FORMAT },         \
+		{ "kmsg", no_argument, NULL, CLI_OPT_KMSG },                   \
+		{ "no-kmsg", no_argument, NULL, CLI_OPT_NO_KMSG },             \
+		{ "sysfs", required_argument, NULL, CLI_OPT_SYSFS },           \
+		{ "uevent-fd", required_argument, NULL, CLI_OPT_UEVENT_FD },   \
+		{ "rcvbuf", required_argument, NULL, CLI_OPT_RCVBUF },         \
+		{ "quiet", no_argument, NULL, 'q' },                           \
+		{ "verbose", no_argument, NULL, 'v' },                         \
+		{ "help", no_argument, NULL, 'h' },                            \
+	{                                                                      \
+		"version", no_argument, NULL, CLI_OPT_VERSION                  \
+	}
 
 #define CLI_COMMON_SHORT_OPTIONS "qvh"
 
@@ -89,8 +92,8 @@ void cli_apply_timeout(const struct cli *c, struct wait_config *cfg);
  * status; *@out keeps the engine for printing the result (free it with
  * engine_free(), which also restores the signal mask).
  */
-int cli_run(const struct cli *c, const struct wait_config *cfg,
-	    unsigned roles, struct engine **out);
+int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
+	    struct engine **out);
 
 /* The "program: error" line for usage errors; returns EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

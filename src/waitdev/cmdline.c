@@ -115,8 +115,8 @@ static int parse_seconds_key(const char *key, const char *val, uint64_t *ms,
 	r = parse_seconds_ms(val, ms);
 	if (r < 0) {
 		set_err(err, errsize, "%s=%s: %s", key, val,
-			r == -ERANGE ? "number of seconds out of range" :
-				       "not a number of seconds");
+			r == -ERANGE ? "number of seconds out of range"
+				     : "not a number of seconds");
 		return -EINVAL;
 	}
 	return 0;
@@ -128,7 +128,8 @@ static int parse_ms_key(const char *key, const char *val, uint64_t *ms,
 	int r;
 
 	if (!val || !*val) {
-		set_err(err, errsize, "%s: needs a number of milliseconds", key);
+		set_err(err, errsize, "%s: needs a number of milliseconds",
+			key);
 		return -EINVAL;
 	}
 	r = parse_u64(val, ms);
@@ -148,8 +149,8 @@ static bool root_is_network(const char *val)
 
 struct parse_state {
 	bool waitdev_root, waitdev_console, waitdev_net;
-	const char *root;		/* last root= */
-	const char *console_tty;	/* last console= naming a tty */
+	const char *root;	 /* last root= */
+	const char *console_tty; /* last console= naming a tty */
 	bool rootwait_forever;
 	uint64_t rootwait_ms, rootdelay_ms;
 	bool has_rootwait_ms, has_rootdelay;
@@ -167,7 +168,7 @@ int cmdline_parse_net_list(const char *key, const char *val,
 
 	cfg->n_net = 0;
 	if (!*val)
-		return 0;	/* "waitdev.net=" turns the wait off */
+		return 0; /* "waitdev.net=" turns the wait off */
 	if (!strscpy(buf, val, sizeof(buf))) {
 		set_err(err, errsize, "%s: value too long", key);
 		return -EINVAL;
@@ -297,14 +298,15 @@ static int parse_param(const char *key, const char *val,
 	} else if (key_eq(key, "consolewait")) {
 		if (val) {
 			set_err(err, errsize,
-				"consolewait=%s: takes no value (use consoledelay=MS)",
+				"consolewait=%s: takes no value (use "
+				"consoledelay=MS)",
 				val);
 			return -EINVAL;
 		}
 		st->consolewait = true;
 	} else if (key_eq(key, "consoledelay")) {
-		if (parse_ms_key(key, val, &st->consoledelay_ms, err,
-				 errsize) < 0)
+		if (parse_ms_key(key, val, &st->consoledelay_ms, err, errsize) <
+		    0)
 			return -EINVAL;
 		st->has_consoledelay = true;
 	}
@@ -332,8 +334,8 @@ static int apply_kernel_keys(struct wait_config *cfg, struct parse_state *st,
 	if (!st->waitdev_console && st->console_tty) {
 		if (spec_parse_console(st->console_tty, &cfg->console, serr,
 				       sizeof(serr)) < 0) {
-			set_err(err, errsize, "console=%s: %s",
-				st->console_tty, serr);
+			set_err(err, errsize, "console=%s: %s", st->console_tty,
+				serr);
 			return -EINVAL;
 		}
 		cfg->has_console = true;

@@ -17,7 +17,7 @@
 
 #include "spec.h"
 
-#define CMDLINE_MAX (64 * 1024)	/* far above any COMMAND_LINE_SIZE */
+#define CMDLINE_MAX (64 * 1024) /* far above any COMMAND_LINE_SIZE */
 #define CMDLINE_NET_MAX 16
 #define CMDLINE_SKIPPED_MAX 8
 
@@ -37,7 +37,7 @@ struct wait_config {
 
 	/* Relative timeouts in ms, DEADLINE_FOREVER for none. */
 	uint64_t root_ms, console_ms, net_ms;
-	bool has_timeout;		/* waitdev.timeout= bounds everything */
+	bool has_timeout; /* waitdev.timeout= bounds everything */
 	uint64_t timeout_ms;
 
 	/* Non-tty console= values, reported and skipped. */
@@ -70,7 +70,8 @@ int cmdline_parse(const char *text, struct wait_config *cfg, char *err,
  * into @cfg->net, replacing what was there; @key names it in messages.
  */
 int cmdline_parse_net_list(const char *key, const char *val,
-			   struct wait_config *cfg, char *err, unsigned errsize);
+			   struct wait_config *cfg, char *err,
+			   unsigned errsize);
 
 /* Reads @path (default /proc/cmdline) and parses it. -errno on I/O
  * errors (message in @err). */

@@ -21,21 +21,21 @@ enum dev_kind {
 	DEV_NET,
 };
 
-#define DEV_MAC_MAX 32	/* MAX_ADDR_LEN */
+#define DEV_MAC_MAX 32 /* MAX_ADDR_LEN */
 
 struct device {
 	enum dev_kind kind;
-	char *devpath;		/* sysfs path below /sys, "/devices/..." */
-	char *name;		/* DEVNAME for block/tty, INTERFACE for net */
+	char *devpath; /* sysfs path below /sys, "/devices/..." */
+	char *name;    /* DEVNAME for block/tty, INTERFACE for net */
 	bool has_devt;
 	unsigned int major, minor;
 
 	/* block */
 	bool is_partition;
 	unsigned int partn;
-	char *partname;		/* PARTNAME: the GPT partition name */
+	char *partname; /* PARTNAME: the GPT partition name */
 	uint64_t diskseq;
-	uint64_t size;		/* in 512-byte sectors; 0 = no medium */
+	uint64_t size; /* in 512-byte sectors; 0 = no medium */
 	/* filled by a probe back end or the udev source, NULL otherwise */
 	char *fs_uuid;
 	char *fs_label;
@@ -44,7 +44,7 @@ struct device {
 	/* net */
 	int ifindex;
 	unsigned int flags;	/* IFF_* */
-	unsigned int operstate;	/* IF_OPER_* */
+	unsigned int operstate; /* IF_OPER_* */
 	unsigned char mac[DEV_MAC_MAX];
 	unsigned int mac_len;
 

@@ -155,7 +155,8 @@ struct device *devtab_update(struct devtab *tab, const struct uevent *ev,
 			dev->is_partition = streq(ev->devtype, "partition");
 		if (ev->partn)
 			dev->partn = ev->partn;
-		if (ev->partname && set_string(&dev->partname, ev->partname) < 0)
+		if (ev->partname &&
+		    set_string(&dev->partname, ev->partname) < 0)
 			goto nomem;
 		if (ev->diskseq)
 			dev->diskseq = ev->diskseq;

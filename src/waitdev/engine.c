@@ -20,7 +20,7 @@ struct engine {
 	struct engine_options opts;
 	struct target targets[ENGINE_TARGETS_MAX];
 	unsigned int n_targets;
-	bool want[DEV_NET + 1];	/* kinds some target waits for */
+	bool want[DEV_NET + 1]; /* kinds some target waits for */
 	bool want_link;		/* a net target asks for :up/:carrier */
 	bool want_probe;
 
@@ -141,9 +141,8 @@ static void target_found(struct engine *e, struct target *t,
 	t->waited_ms = elapsed_ms(e);
 	if (device_node(dev, t->node, sizeof(t->node)) < 0)
 		strscpy(t->node, dev->name ? dev->name : "?", sizeof(t->node));
-	log_notice("%s %s: found %s after %llu.%03llu s", t->role,
-		   t->spec.text, t->node,
-		   (unsigned long long)(t->waited_ms / 1000),
+	log_notice("%s %s: found %s after %llu.%03llu s", t->role, t->spec.text,
+		   t->node, (unsigned long long)(t->waited_ms / 1000),
 		   (unsigned long long)(t->waited_ms % 1000));
 }
 
@@ -324,10 +323,10 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 
 	e->stats.link_updates++;
 	if (link->deleted)
-		return;	/* the "remove" uevent retires the record */
+		return; /* the "remove" uevent retires the record */
 	dev = devtab_find_ifindex(e->devtab, link->ifindex);
 	if (!dev)
-		return;	/* not announced yet: its "add" reads sysfs */
+		return; /* not announced yet: its "add" reads sysfs */
 	dev->flags = link->flags;
 	dev->operstate = link->operstate;
 	if (link->mac && link->mac_len <= DEV_MAC_MAX) {
@@ -382,7 +381,8 @@ static int engine_on_rtnl(struct engine *e)
 	for (i = 0; i < devtab_count(e->devtab); i++) {
 		struct device *dev = devtab_at(e->devtab, i);
 
-		if (dev->kind == DEV_NET && sysfs_read_attrs(e->sysfs, dev) == 0)
+		if (dev->kind == DEV_NET &&
+		    sysfs_read_attrs(e->sysfs, dev) == 0)
 			engine_evaluate(e, dev);
 	}
 	return 0;
@@ -401,7 +401,8 @@ static int engine_on_signal(struct engine *e)
 
 static int epoll_add(int epfd, int fd, int tag)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)tag };
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u32 = (uint32_t)tag };
 
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
@@ -530,9 +531,9 @@ int engine_run(struct engine *e)
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
 
-		t->deadline = t->timeout_ms == DEADLINE_FOREVER ?
-				      DEADLINE_NEVER :
-				      e->start_ms + t->timeout_ms;
+		t->deadline = t->timeout_ms == DEADLINE_FOREVER
+				      ? DEADLINE_NEVER
+				      : e->start_ms + t->timeout_ms;
 	}
 	r = engine_setup(e);
 	if (r < 0)
@@ -544,7 +545,7 @@ int engine_run(struct engine *e)
 		return r;
 	if (e->opts.after_scan)
 		e->opts.after_scan(e->opts.hook_ctx);
-	engine_expire(e);	/* a zero timeout means "look once" */
+	engine_expire(e); /* a zero timeout means "look once" */
 	r = engine_loop(e);
 	if (r != 0)
 		return r;

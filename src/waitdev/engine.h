@@ -27,19 +27,19 @@ enum target_state {
 };
 
 struct target {
-	const char *role;		/* "root", "console", "net" */
+	const char *role; /* "root", "console", "net" */
 	struct spec spec;
-	uint64_t timeout_ms;		/* DEADLINE_FOREVER for none */
-	uint64_t deadline;		/* absolute CLOCK_MONOTONIC ms */
+	uint64_t timeout_ms; /* DEADLINE_FOREVER for none */
+	uint64_t deadline;   /* absolute CLOCK_MONOTONIC ms */
 	enum target_state state;
-	const struct device *dev;	/* while TARGET_FOUND */
-	char node[256];			/* "/dev/sda1", "eth0" */
-	uint64_t waited_ms;		/* from the start to found/expired */
-	unsigned int lost;		/* times it went away again */
+	const struct device *dev; /* while TARGET_FOUND */
+	char node[256];		  /* "/dev/sda1", "eth0" */
+	uint64_t waited_ms;	  /* from the start to found/expired */
+	unsigned int lost;	  /* times it went away again */
 };
 
 struct engine_options {
-	const char *sysfs_root;	/* NULL: /sys */
+	const char *sysfs_root; /* NULL: /sys */
 	int uevent_fd;		/* -1: the kernel's netlink socket */
 	int rcvbuf;		/* 0: SOURCE_RCVBUF_DEFAULT */
 	/* tests: run between subscribing and scanning, and after the scan */
@@ -51,7 +51,7 @@ struct engine_options {
 struct engine_stats {
 	struct source_stats source;
 	uint64_t rescans;
-	uint64_t wakeups;	/* epoll_wait returns */
+	uint64_t wakeups; /* epoll_wait returns */
 	uint64_t link_updates;
 };
 

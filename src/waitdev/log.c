@@ -29,7 +29,8 @@ enum log_level log_get_level(void)
 
 int log_open_kmsg(const char *path)
 {
-	int fd = open(path ? path : "/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path ? path : "/dev/kmsg",
+		      O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;

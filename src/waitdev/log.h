@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 enum log_level {
-	LOG_LVL_ERR = 3,	/* same numbers as the kernel's KERN_* */
+	LOG_LVL_ERR = 3, /* same numbers as the kernel's KERN_* */
 	LOG_LVL_WARN = 4,
 	LOG_LVL_NOTICE = 5,
 	LOG_LVL_INFO = 6,

@@ -14,16 +14,22 @@
 static void usage(void)
 {
 	printf("Usage: waitdev [OPTION]...\n"
-	       "Wait for the devices the kernel command line names, or those given here.\n"
+	       "Wait for the devices the kernel command line names, or those "
+	       "given here.\n"
 	       "\n"
-	       "  --root SPEC           root block device (/dev/sda1, PARTLABEL=x, 8:1, ...)\n"
-	       "  --console SPEC        console tty (ttyS0, ttyUSB0,115200n8, ...)\n"
-	       "  --net SPEC[,SPEC]     interface: name, glob, MAC or any, [:up|:carrier]\n"
-	       "  --timeout S           one deadline for everything (seconds or forever)\n"
+	       "  --root SPEC           root block device (/dev/sda1, "
+	       "PARTLABEL=x, 8:1, ...)\n"
+	       "  --console SPEC        console tty (ttyS0, ttyUSB0,115200n8, "
+	       "...)\n"
+	       "  --net SPEC[,SPEC]     interface: name, glob, MAC or any, "
+	       "[:up|:carrier]\n"
+	       "  --timeout S           one deadline for everything (seconds "
+	       "or forever)\n"
 	       "  --cmdline STRING      parse STRING instead of /proc/cmdline\n"
 	       "  --cmdline-file FILE   parse FILE instead of /proc/cmdline\n"
 	       "  --format FMT          plain (default), shell or json\n"
-	       "  --kmsg, --no-kmsg     also log to /dev/kmsg (default: in an initramfs)\n"
+	       "  --kmsg, --no-kmsg     also log to /dev/kmsg (default: in an "
+	       "initramfs)\n"
 	       "  -q, --quiet           only errors\n"
 	       "  -v, --verbose         more detail (twice: debug)\n"
 	       "  -h, --help            this text\n"
@@ -31,7 +37,8 @@ static void usage(void)
 	       "\n"
 	       "Testing: --sysfs DIR, --uevent-fd N, --rcvbuf BYTES.\n"
 	       "Exit: 0 all found, 1 deadline passed, 2 usage or bad spec,\n"
-	       "3 system error, 128+N killed by signal N. See waitdev(8), waitdev(7).\n");
+	       "3 system error, 128+N killed by signal N. See waitdev(8), "
+	       "waitdev(7).\n");
 }
 
 struct specs {
@@ -52,8 +59,8 @@ static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
 	int opt, r;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, options,
+				  NULL)) != -1) {
 		r = cli_option(c, opt, optarg);
 		if (r < 0)
 			return -r;
@@ -68,7 +75,8 @@ static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
 			break;
 		case CLI_OPT_NET:
 			if (s->n_net == CMDLINE_NET_MAX)
-				return cli_usage_error("--net: more than %d given",
+				return cli_usage_error("--net: more than %d "
+						       "given",
 						       CMDLINE_NET_MAX);
 			s->net[s->n_net++] = optarg;
 			break;
@@ -79,7 +87,8 @@ static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
 			printf("waitdev %s\n", WAITDEV_VERSION);
 			return -1;
 		default:
-			return cli_usage_error("%s: unknown option or missing argument (see --help)",
+			return cli_usage_error("%s: unknown option or missing "
+					       "argument (see --help)",
 					       argv[optind - 1]);
 		}
 	}

@@ -118,7 +118,8 @@ static void report_json(FILE *out, const struct engine *e)
 
 	for (i = 0; i < n; i++)
 		all &= engine_target(e, i)->state == TARGET_FOUND;
-	fprintf(out, "{\"status\":\"%s\",\"targets\":[", all ? "found" : "timeout");
+	fprintf(out, "{\"status\":\"%s\",\"targets\":[",
+		all ? "found" : "timeout");
 	for (i = 0; i < n; i++) {
 		const struct target *t = engine_target(e, i);
 
@@ -126,7 +127,8 @@ static void report_json(FILE *out, const struct engine *e)
 		json_string(out, t->role);
 		fputs(",\"spec\":", out);
 		json_string(out, t->spec.text);
-		fprintf(out, ",\"state\":\"%s\",\"device\":", state_name(t->state));
+		fprintf(out,
+			",\"state\":\"%s\",\"device\":", state_name(t->state));
 		if (t->state == TARGET_FOUND)
 			json_string(out, t->node);
 		else
@@ -163,7 +165,7 @@ int report_result(FILE *out, enum report_format fmt, const struct engine *e)
 static void format_size(uint64_t sectors, char *buf, size_t size)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)sectors / 2.0;	/* KiB */
+	double v = (double)sectors / 2.0; /* KiB */
 	unsigned u = 0;
 
 	if (sectors == 0) {
@@ -183,8 +185,7 @@ static void seen_block(const struct device *d)
 
 	format_size(d->size, size, sizeof(size));
 	log_err("  seen block %s (%u:%u, %s%s%s%s%s)", d->name ? d->name : "?",
-		d->major, d->minor, size,
-		d->is_partition ? ", partition" : "",
+		d->major, d->minor, size, d->is_partition ? ", partition" : "",
 		d->partname ? " \"" : "", d->partname ? d->partname : "",
 		d->partname ? "\"" : "");
 }
@@ -193,7 +194,7 @@ static const char *operstate_name(unsigned s)
 {
 	static const char *const names[] = {
 		"unknown", "notpresent", "down", "lowerlayerdown",
-		"testing", "dormant", "up",
+		"testing", "dormant",	 "up",
 	};
 
 	return s < ARRAY_SIZE(names) ? names[s] : "unknown";
@@ -325,8 +326,8 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 				 d->name);
 		else
 			snprintf(buf, size, "%s is %s", d->name,
-				 d->flags & IFF_UP ? "up without carrier" :
-						     "down");
+				 d->flags & IFF_UP ? "up without carrier"
+						   : "down");
 		return true;
 	}
 	return false;
@@ -366,7 +367,9 @@ void report_stats(const struct engine *e)
 {
 	struct engine_stats s = engine_stats(e);
 
-	log_info("uevents: %llu received, %llu accepted, %llu forged, %llu malformed, %llu overflows; %llu rescans, %llu link updates, %llu wakeups",
+	log_info("uevents: %llu received, %llu accepted, %llu forged, %llu "
+		 "malformed, %llu overflows; %llu rescans, %llu link updates, "
+		 "%llu wakeups",
 		 (unsigned long long)s.source.received,
 		 (unsigned long long)s.source.accepted,
 		 (unsigned long long)s.source.forged,

@@ -42,13 +42,12 @@ int rtnl_open(struct rtnl **out)
 		goto fail;
 	*out = rt;
 	return 0;
-fail:
-	{
-		int r = -errno;
+fail : {
+	int r = -errno;
 
-		rtnl_free(rt);
-		return r;
-	}
+	rtnl_free(rt);
+	return r;
+}
 }
 
 void rtnl_free(struct rtnl *rt)

@@ -15,11 +15,11 @@
 
 struct rtnl_link {
 	int ifindex;
-	bool deleted;			/* RTM_DELLINK */
-	unsigned int flags;		/* ifi_flags, IFF_* */
-	unsigned int operstate;		/* IF_OPER_*, or IF_OPER_UNKNOWN */
-	const char *ifname;		/* may be NULL */
-	const unsigned char *mac;	/* may be NULL */
+	bool deleted;		  /* RTM_DELLINK */
+	unsigned int flags;	  /* ifi_flags, IFF_* */
+	unsigned int operstate;	  /* IF_OPER_*, or IF_OPER_UNKNOWN */
+	const char *ifname;	  /* may be NULL */
+	const unsigned char *mac; /* may be NULL */
 	unsigned int mac_len;
 };
 

@@ -31,7 +31,7 @@ int source_open_kernel(struct source **out, int rcvbuf)
 {
 	struct sockaddr_nl addr = {
 		.nl_family = AF_NETLINK,
-		.nl_groups = 1,	/* the kernel's group; udevd's is 2 */
+		.nl_groups = 1, /* the kernel's group; udevd's is 2 */
 	};
 	int one = 1, size = rcvbuf > 0 ? rcvbuf : SOURCE_RCVBUF_DEFAULT;
 	_cleanup_close_ int fd = -1;
@@ -141,7 +141,7 @@ static int source_recv_one(struct source *src, struct uevent *ev)
 	if (n < 0)
 		return -errno;
 	if (n == 0 && !src->netlink)
-		return -EPIPE;	/* the test feed was closed */
+		return -EPIPE; /* the test feed was closed */
 	src->stats.received++;
 	has_cred = find_cred(&msg, &cred);
 	if (!source_sender_trusted(src->netlink ? &nl : NULL, has_cred,
@@ -179,6 +179,6 @@ int source_recv(struct source *src, struct uevent *ev)
 			src->stats.overflows++;
 			return -ENOBUFS;
 		}
-		return r;	/* -EPIPE: the fd source's writer is gone */
+		return r; /* -EPIPE: the fd source's writer is gone */
 	}
 }

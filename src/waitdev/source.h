@@ -24,11 +24,11 @@
 #define SOURCE_RCVBUF_DEFAULT (128 * 1024 * 1024)
 
 struct source_stats {
-	uint64_t received;	/* datagrams read */
-	uint64_t accepted;	/* parsed and trusted */
-	uint64_t forged;	/* wrong sender or credentials */
-	uint64_t malformed;	/* failed uevent_parse() or truncated */
-	uint64_t overflows;	/* ENOBUFS: the kernel dropped events */
+	uint64_t received;  /* datagrams read */
+	uint64_t accepted;  /* parsed and trusted */
+	uint64_t forged;    /* wrong sender or credentials */
+	uint64_t malformed; /* failed uevent_parse() or truncated */
+	uint64_t overflows; /* ENOBUFS: the kernel dropped events */
 };
 
 struct source;

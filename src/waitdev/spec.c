@@ -74,7 +74,8 @@ static bool unescape_udev(const char *in, char *out, size_t size)
 
 		if (o + 1 >= size)
 			return false;
-		if (in[0] == '\\' && in[1] == 'x' && isxdigit((unsigned char)in[2]) &&
+		if (in[0] == '\\' && in[1] == 'x' &&
+		    isxdigit((unsigned char)in[2]) &&
 		    isxdigit((unsigned char)in[3]) &&
 		    sscanf(in + 2, "%2x", &v) == 1 && v != 0) {
 			out[o++] = (char)v;
@@ -120,7 +121,8 @@ static int parse_partuuid(const char *val, struct spec *spec, char *err,
 	for (i = 0; i < n; i++)
 		if (!isxdigit((unsigned char)val[i]) && val[i] != '-')
 			return spec_fail(err, errsize,
-					 "partition UUID '%.*s' is not hexadecimal",
+					 "partition UUID '%.*s' is not "
+					 "hexadecimal",
 					 (int)n, val);
 	memcpy(spec->value, val, n);
 	spec->value[n] = '\0';
@@ -132,13 +134,15 @@ static int parse_partuuid(const char *val, struct spec *spec, char *err,
 
 		if (strncmp(off, "PARTNROFF=", 10) != 0)
 			return spec_fail(err, errsize,
-					 "expected /PARTNROFF=N after the partition UUID");
+					 "expected /PARTNROFF=N after the "
+					 "partition UUID");
 		off += 10;
 		errno = 0;
 		v = strtol(off, &end, 10);
 		if (!*off || *end || errno || v < -255 || v > 255)
 			return spec_fail(err, errsize,
-					 "PARTNROFF=%s: not a small integer", off);
+					 "PARTNROFF=%s: not a small integer",
+					 off);
 		spec->partnroff = (int)v;
 		spec->has_partnroff = true;
 	}
@@ -172,14 +176,16 @@ static int parse_by_link(const char *rest, struct spec *spec, char *err,
 		if (links[i].type == SPEC_BLOCK_PARTUUID)
 			return parse_partuuid(val, spec, err, errsize);
 		if (!val[0])
-			return spec_fail(err, errsize, "empty name after /dev/disk/%s",
+			return spec_fail(err, errsize,
+					 "empty name after /dev/disk/%s",
 					 links[i].dir);
 		spec->type = links[i].type;
 		strscpy(spec->value, val, sizeof(spec->value));
 		return 0;
 	}
 	return spec_fail(err, errsize,
-			 "unknown /dev/disk/ directory (by-uuid, by-partuuid, by-label, by-partlabel, by-id, by-path)");
+			 "unknown /dev/disk/ directory (by-uuid, by-partuuid, "
+			 "by-label, by-partlabel, by-id, by-path)");
 }
 
 /* The kernel's old_decode_dev()/new_decode_dev() for "root=801". */
@@ -220,7 +226,8 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		const char *name = text + 5;
 
 		if (!*name || name[strlen(name) - 1] == '/')
-			return spec_fail(err, errsize, "no device name after /dev/");
+			return spec_fail(err, errsize,
+					 "no device name after /dev/");
 		return parse_value("device name", name, spec, SPEC_BLOCK_NAME,
 				   false, err, errsize);
 	}
@@ -230,18 +237,21 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		char majs[16];
 		size_t n = (size_t)(colon - text);
 
-		if (!all_digits(text, n) || !all_digits(colon + 1,
-							strlen(colon + 1)) ||
+		if (!all_digits(text, n) ||
+		    !all_digits(colon + 1, strlen(colon + 1)) ||
 		    n >= sizeof(majs))
 			return spec_fail(err, errsize,
-					 "'%s' is neither MAJOR:MINOR nor a device name",
+					 "'%s' is neither MAJOR:MINOR nor a "
+					 "device name",
 					 text);
 		memcpy(majs, text, n);
 		majs[n] = '\0';
-		if (parse_u64(majs, &maj) < 0 || parse_u64(colon + 1, &min) < 0 ||
-		    maj > 4095 || min > 1048575)
+		if (parse_u64(majs, &maj) < 0 ||
+		    parse_u64(colon + 1, &min) < 0 || maj > 4095 ||
+		    min > 1048575)
 			return spec_fail(err, errsize,
-					 "%s: major or minor out of range", text);
+					 "%s: major or minor out of range",
+					 text);
 		spec->type = SPEC_BLOCK_DEVT;
 		spec->major = (unsigned)maj;
 		spec->minor = (unsigned)min;
@@ -249,7 +259,8 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 	}
 	if (strchr(text, '='))
 		return spec_fail(err, errsize,
-				 "unsupported form '%s' (UUID=, LABEL=, PARTUUID=, PARTLABEL=, /dev/NAME, MAJ:MIN)",
+				 "unsupported form '%s' (UUID=, LABEL=, "
+				 "PARTUUID=, PARTLABEL=, /dev/NAME, MAJ:MIN)",
 				 text);
 	/* like the kernel's strtoul(name, 16): an optional 0x prefix */
 	hex = strncasecmp(text, "0x", 2) == 0 ? text + 2 : text;
@@ -260,7 +271,8 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		decode_hex_devt(v, &spec->major, &spec->minor);
 		if (spec->major == 0)
 			return spec_fail(err, errsize,
-					 "%s: hexadecimal device number with major 0",
+					 "%s: hexadecimal device number with "
+					 "major 0",
 					 text);
 		return 0;
 	}
@@ -305,7 +317,8 @@ int spec_parse_console(const char *text, struct spec *spec, char *err,
 
 		if (!isalnum(c) && c != '_' && c != '-' && c != '.')
 			return spec_fail(err, errsize,
-					 "console name '%.*s' has a bad character",
+					 "console name '%.*s' has a bad "
+					 "character",
 					 (int)n, name);
 		digit |= isdigit(c) != 0;
 	}
@@ -355,7 +368,8 @@ int spec_parse_net(const char *text, struct spec *spec, char *err,
 	if (!strscpy(spec->text, text, sizeof(spec->text)))
 		return spec_fail(err, errsize, "interface spec too long");
 	if (has_blank(text))
-		return spec_fail(err, errsize, "interface spec contains blanks");
+		return spec_fail(err, errsize,
+				 "interface spec contains blanks");
 	strscpy(body, text, sizeof(body));
 
 	colon = strrchr(body, ':');
@@ -366,7 +380,8 @@ int spec_parse_net(const char *text, struct spec *spec, char *err,
 			spec->net_state = NET_CARRIER;
 		else
 			return spec_fail(err, errsize,
-					 "'%s': unknown state '%s' (use :up or :carrier)",
+					 "'%s': unknown state '%s' (use :up or "
+					 ":carrier)",
 					 text, colon + 1);
 		*colon = '\0';
 	}
@@ -382,11 +397,13 @@ int spec_parse_net(const char *text, struct spec *spec, char *err,
 	} else {
 		if (strlen(body) >= IFNAMSIZ)
 			return spec_fail(err, errsize,
-					 "interface name '%s' longer than %d characters",
+					 "interface name '%s' longer than %d "
+					 "characters",
 					 body, IFNAMSIZ - 1);
 		if (strchr(body, '/') || strchr(body, ':'))
 			return spec_fail(err, errsize,
-					 "'%s' is not an interface name, glob or MAC address",
+					 "'%s' is not an interface name, glob "
+					 "or MAC address",
 					 body);
 		spec->type = SPEC_NET_NAME;
 	}
@@ -517,7 +534,8 @@ bool spec_device_ready(const struct spec *spec, const struct device *dev)
 		if (spec->net_state == NET_UP)
 			return dev->flags & IFF_UP;
 		if (spec->net_state == NET_CARRIER)
-			return (dev->flags & IFF_UP) && (dev->flags & IFF_RUNNING);
+			return (dev->flags & IFF_UP) &&
+			       (dev->flags & IFF_RUNNING);
 		return true;
 	default:
 		return false;

@@ -23,17 +23,17 @@
 enum spec_type {
 	SPEC_NONE = 0,
 	/* block */
-	SPEC_BLOCK_NAME,	/* DEVNAME, "/dev/" stripped */
-	SPEC_BLOCK_DEVT,	/* MAJ:MIN or hexadecimal dev_t */
-	SPEC_BLOCK_PARTLABEL,	/* PARTNAME from the uevent */
-	SPEC_BLOCK_PARTUUID,	/* needs a probe */
-	SPEC_BLOCK_UUID,	/* needs a probe */
-	SPEC_BLOCK_LABEL,	/* needs a probe */
-	SPEC_BLOCK_BY_ID,	/* needs udev */
-	SPEC_BLOCK_BY_PATH,	/* needs udev */
+	SPEC_BLOCK_NAME,      /* DEVNAME, "/dev/" stripped */
+	SPEC_BLOCK_DEVT,      /* MAJ:MIN or hexadecimal dev_t */
+	SPEC_BLOCK_PARTLABEL, /* PARTNAME from the uevent */
+	SPEC_BLOCK_PARTUUID,  /* needs a probe */
+	SPEC_BLOCK_UUID,      /* needs a probe */
+	SPEC_BLOCK_LABEL,     /* needs a probe */
+	SPEC_BLOCK_BY_ID,     /* needs udev */
+	SPEC_BLOCK_BY_PATH,   /* needs udev */
 	/* console */
 	SPEC_CONSOLE_TTY,
-	SPEC_CONSOLE_OTHER,	/* netcon0, uart8250,io,0x3f8, lp0 ...: not waited for */
+	SPEC_CONSOLE_OTHER, /* netcon0, uart8250,io,0x3f8, lp0 ...: not waited for */
 	/* net */
 	SPEC_NET_NAME,
 	SPEC_NET_GLOB,
@@ -43,26 +43,26 @@ enum spec_type {
 
 enum spec_need {
 	SPEC_NEED_NOTHING = 0,
-	SPEC_NEED_PROBE,	/* filesystem / partition table probe (libblkid) */
-	SPEC_NEED_UDEV,		/* udev's database (libudev) */
+	SPEC_NEED_PROBE, /* filesystem / partition table probe (libblkid) */
+	SPEC_NEED_UDEV,	 /* udev's database (libudev) */
 };
 
 enum net_state {
 	NET_EXISTS = 0,
-	NET_UP,			/* IFF_UP */
-	NET_CARRIER,		/* IFF_UP and IFF_RUNNING, or operstate UP */
+	NET_UP,	     /* IFF_UP */
+	NET_CARRIER, /* IFF_UP and IFF_RUNNING, or operstate UP */
 };
 
 #define SPEC_VALUE_MAX 256
 
 struct spec {
 	enum spec_type type;
-	char text[SPEC_VALUE_MAX];	/* as given, for messages */
-	char value[SPEC_VALUE_MAX];	/* name, uuid, label, glob ... */
-	unsigned int major, minor;	/* SPEC_BLOCK_DEVT */
-	int partnroff;			/* PARTUUID=.../PARTNROFF=N */
+	char text[SPEC_VALUE_MAX];  /* as given, for messages */
+	char value[SPEC_VALUE_MAX]; /* name, uuid, label, glob ... */
+	unsigned int major, minor;  /* SPEC_BLOCK_DEVT */
+	int partnroff;		    /* PARTUUID=.../PARTNROFF=N */
 	bool has_partnroff;
-	unsigned char mac[6];		/* SPEC_NET_MAC */
+	unsigned char mac[6]; /* SPEC_NET_MAC */
 	enum net_state net_state;
 };
 

@@ -66,7 +66,7 @@ static int resolve_link(const char *dir, const char *target, char *out,
 	char *save = NULL, *tok;
 
 	if (target[0] == '/')
-		return -EINVAL;	/* sysfs links are always relative */
+		return -EINVAL; /* sysfs links are always relative */
 	if (snprintf(buf, sizeof(buf), "%s/%s", dir, target) >=
 	    (int)sizeof(buf))
 		return -ENAMETOOLONG;
@@ -123,18 +123,17 @@ static int scan_one(struct sysfs *s, int classfd, const char *classdir,
 		return errno == ENOENT ? 0 : -errno;
 	target[n] = '\0';
 	if (resolve_link(classdir, target, devpath, sizeof(devpath)) < 0)
-		return 0;	/* not a device link: ignore */
+		return 0; /* not a device link: ignore */
 	snprintf(path, sizeof(path), "%s/uevent", devpath + 1);
 	n = read_file_at(s->fd, path, buf, sizeof(buf));
 	if (n < 0)
-		return 0;	/* removed while we looked */
+		return 0; /* removed while we looked */
 	if (uevent_parse_file(buf, (size_t)n, devpath, subsystem, &ev) < 0)
 		return 0;
 	return fn(ctx, &ev);
 }
 
-int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn,
-	       void *ctx)
+int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 {
 	const char *subsystem = class_subsystem(kind);
 	char classdir[32];
@@ -156,8 +155,8 @@ int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn,
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		r = scan_one(s, dirfd(dir), classdir, subsystem, de->d_name,
-			     fn, ctx);
+		r = scan_one(s, dirfd(dir), classdir, subsystem, de->d_name, fn,
+			     ctx);
 		if (r != 0)
 			break;
 	}
@@ -186,13 +185,13 @@ static unsigned operstate_from_name(const char *s)
 {
 	static const char *const names[] = {
 		"unknown", "notpresent", "down", "lowerlayerdown",
-		"testing", "dormant", "up",
+		"testing", "dormant",	 "up",
 	};
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (streq(s, names[i]))
-			return i;	/* same order as IF_OPER_* */
+			return i; /* same order as IF_OPER_* */
 	return IF_OPER_UNKNOWN;
 }
 

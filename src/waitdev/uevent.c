@@ -38,10 +38,10 @@ static bool path_is_safe(const char *p)
 
 	if (!p || p[0] != '/' || p[1] == '\0')
 		return false;
-	for (c = p; *c; ) {
+	for (c = p; *c;) {
 		size_t n;
 
-		c++;	/* skip '/' */
+		c++; /* skip '/' */
 		n = strcspn(c, "/");
 		if (n == 0 || (n == 1 && c[0] == '.') ||
 		    (n == 2 && c[0] == '.' && c[1] == '.'))
@@ -115,7 +115,7 @@ static int set_field(struct uevent *ev, unsigned *seen, const char *key,
 			continue;
 		slot = (const char **)((char *)ev + strings[i].off);
 		if (*slot)
-			return -EBADMSG;	/* a key given twice */
+			return -EBADMSG; /* a key given twice */
 		*slot = val;
 		return 0;
 	}
@@ -193,7 +193,7 @@ static int check_fields(struct uevent *ev)
 	if (ev->devname && !devname_is_safe(ev->devname))
 		return -EBADMSG;
 	if (ev->has_devt != 0 && ev->has_devt != 3)
-		return -EBADMSG;	/* MAJOR without MINOR or v.v. */
+		return -EBADMSG; /* MAJOR without MINOR or v.v. */
 	ev->has_devt = ev->has_devt == 3;
 	if (ev->interface && (!*ev->interface || strchr(ev->interface, '/')))
 		return -EBADMSG;
@@ -261,7 +261,7 @@ int uevent_parse_file(char *buf, size_t len, const char *devpath,
 			return r;
 	}
 	if (ev->devpath || ev->subsystem || ev->action != UEVENT_UNKNOWN)
-		return -EBADMSG;	/* a uevent file never has these */
+		return -EBADMSG; /* a uevent file never has these */
 	ev->devpath = devpath;
 	ev->subsystem = subsystem;
 	ev->action = UEVENT_ADD;

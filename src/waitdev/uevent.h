@@ -36,7 +36,7 @@ enum uevent_action {
 struct uevent {
 	enum uevent_action action;
 	const char *devpath;
-	const char *devpath_old;	/* move */
+	const char *devpath_old; /* move */
 	const char *subsystem;
 	const char *devname;
 	const char *devtype;

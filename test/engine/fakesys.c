@@ -110,7 +110,8 @@ void fakesys_add_block(struct fakesys *fs, const char *name, unsigned major,
 	char uevent[300], part[150] = "";
 
 	if (partname)
-		snprintf(part, sizeof(part), "PARTN=1\nPARTNAME=%s\n", partname);
+		snprintf(part, sizeof(part), "PARTN=1\nPARTNAME=%s\n",
+			 partname);
 	snprintf(uevent, sizeof(uevent),
 		 "MAJOR=%u\nMINOR=%u\nDEVNAME=%s\nDEVTYPE=%s\n%s", major, minor,
 		 name, partname ? "partition" : "disk", part);
@@ -139,8 +140,7 @@ void fakesys_remove_block(struct fakesys *fs, const char *name)
 		die("rm");
 }
 
-void fakesys_unlist(struct fakesys *fs, const char *subsystem,
-		    const char *name)
+void fakesys_unlist(struct fakesys *fs, const char *subsystem, const char *name)
 {
 	char link[600];
 
@@ -221,7 +221,7 @@ void fakesys_send_block(struct fakesys *fs, const char *action,
 		     "ACTION=%s%cDEVPATH=/devices/virtual/block/%s%c"
 		     "SUBSYSTEM=block%cMAJOR=%u%cMINOR=%u%cDEVNAME=%s%c"
 		     "DEVTYPE=disk%cSEQNUM=%u%c",
-		     action, name, 0, action, 0, name, 0, 0, major, 0, minor,
-		     0, name, 0, 0, ++fs->seqnum, 0);
+		     action, name, 0, action, 0, name, 0, 0, major, 0, minor, 0,
+		     name, 0, 0, ++fs->seqnum, 0);
 	send_creds(fs, buf, (size_t)n, uid);
 }

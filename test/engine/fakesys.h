@@ -15,7 +15,7 @@
 
 struct fakesys {
 	char root[256];
-	int feed[2];	/* [0]: the engine's end, [1]: ours */
+	int feed[2]; /* [0]: the engine's end, [1]: ours */
 	unsigned seqnum;
 };
 

@@ -40,8 +40,8 @@ static void run_begin(struct run *r, bool kernel_source)
 	(void)kernel_source;
 }
 
-static struct engine *engine_for(struct run *r, bool kernel_source,
-				 int rcvbuf, void (*after_subscribe)(void *),
+static struct engine *engine_for(struct run *r, bool kernel_source, int rcvbuf,
+				 void (*after_subscribe)(void *),
 				 void (*after_scan)(void *))
 {
 	struct engine_options opts = {
@@ -109,8 +109,8 @@ static void run_end(struct run *r)
 		int st;
 
 		waitpid(r->child, &st, 0);
-		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-			  "helper child failed");
+		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "helper child "
+								 "failed");
 	}
 	engine_free(r->e);
 	fakesys_cleanup(&r->fs);
@@ -247,7 +247,7 @@ static void test_add_remove(void)
 	engine_for(&r, false, 0, NULL, NULL);
 	add_block_target(r.e, "/dev/sdd", 1000);
 	add_console_target(r.e, "ttyNOPE0", 300);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);	/* the console */
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT); /* the console */
 	CHECK_INT(target0(&r)->state, TARGET_FOUND);
 	CHECK_INT(target0(&r)->lost, 1);
 	run_end(&r);
@@ -277,8 +277,7 @@ static void test_size_zero(void)
 	/* and with no change event it is never ready */
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sde", 8, 64, 0, NULL, true);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde",
-			 200);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde", 200);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
 	run_end(&r);
 }
@@ -291,8 +290,7 @@ static void test_forged(void)
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sdf", 8, 80, 4096, NULL, false);
 	fakesys_send_block(&r.fs, "add", "sdf", 8, 80, 65534);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf",
-			 300);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf", 300);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
 	s = engine_stats(r.e);
 	CHECK_INT(s.source.forged, 1);
@@ -324,9 +322,12 @@ static void test_forged(void)
 
 static void test_garbage(void)
 {
-	static const char truncated[] = "add@/devices/virtual/block/sdg\0ACTION=ad";
+	static const char truncated[] = "add@/devices/virtual/block/"
+					"sdg\0ACTION=ad";
 	static const char no_fields[] = "add@/devices/virtual/block/sdg";
-	static const char binary[] = { 0x01, (char)0xff, 0x00, 0x3d, 0x40, 0x00 };
+	static const char binary[] = {
+		0x01, (char)0xff, 0x00, 0x3d, 0x40, 0x00
+	};
 	static char huge[4000];
 	struct run r;
 
@@ -366,8 +367,8 @@ static void overflow_then_plug(void *ctx)
 		if (sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&group,
 			   sizeof(group)) == (ssize_t)sizeof(msg))
 			sent++;
-	CHECK_MSG(sent == 300, "flood: sent %d of 300 (%s): needs root",
-		  sent, strerror(errno));
+	CHECK_MSG(sent == 300, "flood: sent %d of 300 (%s): needs root", sent,
+		  strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	fakesys_add_block(&r->fs, "sdh", 8, 112, 4096, NULL, true);
@@ -421,8 +422,10 @@ static void test_deadline_diagnosis(void)
 	text[n > 0 ? n : 0] = '\0';
 	close(fd);
 	unlink(path);
-	CHECK_MSG(strstr(text, "root /dev/sdz1: missing after 0.2"), "diagnosis:\n%s", text);
-	CHECK_MSG(strstr(text, "seen block sda1 (8:1, 1023.0 MiB, partition \"rootfs\")"),
+	CHECK_MSG(strstr(text, "root /dev/sdz1: missing after 0.2"),
+		  "diagnosis:\n%s", text);
+	CHECK_MSG(strstr(text, "seen block sda1 (8:1, 1023.0 MiB, partition "
+			       "\"rootfs\")"),
 		  "diagnosis:\n%s", text);
 	CHECK_MSG(strstr(text, "seen block sr0 (11:0, no medium)"),
 		  "diagnosis:\n%s", text);
@@ -497,7 +500,7 @@ static void test_console_and_net(void)
 	add_net_target(r.e, "eth*:up", 1000);
 	add_net_target(r.e, "eth1:up", 300);
 	later(&r, 100, plug_tty);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);	/* eth1 stays down */
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT); /* eth1 stays down */
 	CHECK_STR(engine_target(r.e, 0)->node, "/dev/ttyUSB0");
 	/* any: whichever non-loopback interface the scan met first */
 	CHECK(strncmp(engine_target(r.e, 1)->node, "eth", 3) == 0);
@@ -507,8 +510,8 @@ static void test_console_and_net(void)
 	run_end(&r);
 }
 
-static void send_net(struct fakesys *fs, const char *action,
-		     const char *name, int ifindex)
+static void send_net(struct fakesys *fs, const char *action, const char *name,
+		     int ifindex)
 {
 	char buf[512];
 	int n;
@@ -530,12 +533,12 @@ static void test_lost_retakes(void)
 	run_begin(&r, false);
 	fakesys_add_net(&r.fs, "eth0", 2, "52:54:00:00:00:01", 0x1003, "up");
 	fakesys_add_net(&r.fs, "eth1", 3, "52:54:00:00:00:02", 0x1003, "up");
-	fakesys_unlist(&r.fs, "net", "eth1");	/* only its uevent tells */
+	fakesys_unlist(&r.fs, "net", "eth1"); /* only its uevent tells */
 	send_net(&r.fs, "add", "eth1", 3);
 	send_net(&r.fs, "remove", "eth0", 2);
 	engine_for(&r, false, 0, NULL, NULL);
 	add_net_target(r.e, "eth*:up", 1000);
-	add_console_target(r.e, "ttyNOPE0", 300);	/* keeps it waiting */
+	add_console_target(r.e, "ttyNOPE0", 300); /* keeps it waiting */
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
 	CHECK_INT(target0(&r)->state, TARGET_FOUND);
 	CHECK_STR(target0(&r)->node, "eth1");
@@ -546,8 +549,9 @@ static void test_lost_retakes(void)
 int main(void)
 {
 	if (getuid() != 0) {
-		fprintf(stderr,
-			"test-engine: must run as root (forged credentials and the netlink flood need it); FAILING\n");
+		fprintf(stderr, "test-engine: must run as root (forged "
+				"credentials and the netlink flood need it); "
+				"FAILING\n");
 		return 1;
 	}
 	log_set_program("test-engine");

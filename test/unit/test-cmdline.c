@@ -21,7 +21,7 @@ struct arg_case {
 	unsigned n;
 	struct {
 		const char *param;
-		const char *val;	/* NULL: no '=' */
+		const char *val; /* NULL: no '=' */
 	} args[MAX_ARGS];
 };
 
@@ -32,7 +32,8 @@ static const struct arg_case arg_cases[] = {
 	{ "root=/dev/sda1", 1, { { "root", "/dev/sda1" } } },
 	{ "a b", 2, { { "a", NULL }, { "b", NULL } } },
 	/* tabs, newlines and runs of blanks all separate */
-	{ "  a=1\t\tb=2\n c  \n", 3,
+	{ "  a=1\t\tb=2\n c  \n",
+	  3,
 	  { { "a", "1" }, { "b", "2" }, { "c", NULL } } },
 	/* the value starts after the first '=' only */
 	{ "root=LABEL=x", 1, { { "root", "LABEL=x" } } },
@@ -41,10 +42,12 @@ static const struct arg_case arg_cases[] = {
 	{ "=a=b", 1, { { "=a", "b" } } },
 	{ "=", 1, { { "=", NULL } } },
 	/* the whole parameter quoted: quotes removed, blanks kept */
-	{ "\"waitdev.root=LABEL=my disk\" quiet", 2,
+	{ "\"waitdev.root=LABEL=my disk\" quiet",
+	  2,
 	  { { "waitdev.root", "LABEL=my disk" }, { "quiet", NULL } } },
 	/* only the value quoted */
-	{ "waitdev.root=\"LABEL=my disk\" quiet", 2,
+	{ "waitdev.root=\"LABEL=my disk\" quiet",
+	  2,
 	  { { "waitdev.root", "LABEL=my disk" }, { "quiet", NULL } } },
 	{ "x=\"a\tb\nc\"", 1, { { "x", "a\tb\nc" } } },
 	{ "\"quoted key\"", 1, { { "quoted key", NULL } } },
@@ -59,7 +62,8 @@ static const struct arg_case arg_cases[] = {
 	/* a lone quote or an empty pair: an empty parameter */
 	{ "\"", 1, { { "", NULL } } },
 	{ "\"\" x", 2, { { "", NULL }, { "x", NULL } } },
-	{ "-- init arg", 3,
+	{ "-- init arg",
+	  3,
 	  { { "--", NULL }, { "init", NULL }, { "arg", NULL } } },
 };
 
@@ -73,8 +77,8 @@ static void test_next_arg(void)
 		unsigned n = 0;
 
 		while ((args = cmdline_next_arg(args, &param, &val))) {
-			CHECK_MSG(n < c->n, "\"%s\": extra arg \"%s\"",
-				  c->line, param);
+			CHECK_MSG(n < c->n, "\"%s\": extra arg \"%s\"", c->line,
+				  param);
 			if (n >= c->n)
 				break;
 			CHECK_STR(param, c->args[n].param);
@@ -86,15 +90,15 @@ static void test_next_arg(void)
 					  c->line, n, val);
 			n++;
 		}
-		CHECK_MSG(n == c->n, "\"%s\": %u args, expected %u", c->line,
-			  n, c->n);
+		CHECK_MSG(n == c->n, "\"%s\": %u args, expected %u", c->line, n,
+			  c->n);
 		free(buf);
 	}
 }
 
 /* ---- cmdline_parse: accepted lines ----------------------------------- */
 
-#define DEF (UINT64_MAX - 1)	/* the default for that deadline */
+#define DEF (UINT64_MAX - 1) /* the default for that deadline */
 #define FOREVER DEADLINE_FOREVER
 
 struct parse_case {
@@ -103,14 +107,14 @@ struct parse_case {
 	enum spec_type root_type;
 	const char *root;
 	const char *console;
-	const char *net;	/* values joined with ',' */
-	const char *skipped;	/* joined with '|' */
+	const char *net;     /* values joined with ',' */
+	const char *skipped; /* joined with '|' */
 	uint64_t root_ms, console_ms, net_ms;
-	uint64_t timeout_ms;	/* DEF: no waitdev.timeout= */
+	uint64_t timeout_ms; /* DEF: no waitdev.timeout= */
 };
 
-#define HOST_LINE \
-	"mitigations=auto console=ttyS0 quiet reboot=k panic=1 " \
+#define HOST_LINE                                                              \
+	"mitigations=auto console=ttyS0 quiet reboot=k panic=1 "               \
 	"rdinit=/process_api -- --firecracker-init --addr 0.0.0.0:2024"
 
 static const struct parse_case parse_cases[] = {
@@ -120,9 +124,9 @@ static const struct parse_case parse_cases[] = {
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ HOST_LINE, .console = "ttyS0", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "BOOT_IMAGE=/vmlinuz root=UUID=1234-abcd ro quiet",
-	  SPEC_BLOCK_UUID, "1234-abcd", .root_ms = DEF, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "BOOT_IMAGE=/vmlinuz root=UUID=1234-abcd ro quiet", SPEC_BLOCK_UUID,
+	  "1234-abcd", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	{ "root=/dev/vda1", SPEC_BLOCK_NAME, "vda1", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "root=PARTLABEL=rootfs rootwait", SPEC_BLOCK_PARTLABEL, "rootfs",
@@ -131,23 +135,20 @@ static const struct parse_case parse_cases[] = {
 
 	/* quoting */
 	{ "\"waitdev.root=LABEL=my disk\"", SPEC_BLOCK_LABEL, "my disk",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
-	{ "waitdev.root=\"LABEL=my disk\" quiet", SPEC_BLOCK_LABEL,
-	  "my disk", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.root=\"LABEL=my disk\" quiet", SPEC_BLOCK_LABEL, "my disk",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "root=\"PARTLABEL=EFI System Partition\"", SPEC_BLOCK_PARTLABEL,
 	  "EFI System Partition", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "\"root=/dev/sda2\"", SPEC_BLOCK_NAME, "sda2", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "\troot=/dev/sda2\n\n  console=ttyS1\t\trootwait\n",
-	  SPEC_BLOCK_NAME, "sda2", "ttyS1", .root_ms = FOREVER,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	/* a blank inside quotes does not end the parameter */
-	{ "foo=\"a root=/dev/sdz b\" root=/dev/sda3", SPEC_BLOCK_NAME,
-	  "sda3", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	{ "\troot=/dev/sda2\n\n  console=ttyS1\t\trootwait\n", SPEC_BLOCK_NAME,
+	  "sda2", "ttyS1", .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
 	  .timeout_ms = DEF },
+	/* a blank inside quotes does not end the parameter */
+	{ "foo=\"a root=/dev/sdz b\" root=/dev/sda3", SPEC_BLOCK_NAME, "sda3",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "foo=\"a root=/dev/sdz b\"", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
 
@@ -155,8 +156,8 @@ static const struct parse_case parse_cases[] = {
 	{ "root=/dev/sda1 -- root=/dev/sdb1 waitdev.bogus=1 rootwait",
 	  SPEC_BLOCK_NAME, "sda1", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "-- root=/dev/sdb1 console=ttyS0", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "-- root=/dev/sdb1 console=ttyS0", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	/* "--x" and "--=x" are not the separator */
 	{ "--x root=/dev/sda1", SPEC_BLOCK_NAME, "sda1", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
@@ -165,44 +166,36 @@ static const struct parse_case parse_cases[] = {
 
 	/* the last of a single-valued key wins */
 	{ "root=/dev/sda1 root=/dev/sdb2", SPEC_BLOCK_NAME, "sdb2",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.root=/dev/sda1 waitdev.root=8:2", SPEC_BLOCK_DEVT, "",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.net=eth0,eth1 waitdev.net=wlan0", .net = "wlan0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.net=eth0 waitdev.net=", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "rootdelay=10 rootdelay=3", .root_ms = 3000, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "rootwait=5 rootwait=7", .root_ms = 7000, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "consoledelay=100 consoledelay=20", .root_ms = DEF,
-	  .console_ms = 20, .net_ms = DEF, .timeout_ms = DEF },
+	{ "consoledelay=100 consoledelay=20", .root_ms = DEF, .console_ms = 20,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.timeout=1 waitdev.timeout=2", .root_ms = 2000,
 	  .console_ms = 2000, .net_ms = 2000, .timeout_ms = 2000 },
 	{ "waitdev.console=ttyS0 waitdev.console=hvc1", .console = "hvc1",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* no known key has '-' or '_', so these are other keys */
-	{ "root_wait root-delay=abc console_wait root-=/dev/x",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	{ "root_wait root-delay=abc console_wait root-=/dev/x", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* waitdev.root= overrides root=, in either order */
 	{ "root=/dev/sda1 waitdev.root=/dev/sdb1", SPEC_BLOCK_NAME, "sdb1",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.root=/dev/sdb1 root=/dev/sda1", SPEC_BLOCK_NAME, "sdb1",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	/* ... even when root= would not parse */
-	{ "waitdev.root=/dev/sdb1 root=live:CDLABEL=x", SPEC_BLOCK_NAME,
-	  "sdb1", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	{ "waitdev.root=/dev/sdb1 root=live:CDLABEL=x", SPEC_BLOCK_NAME, "sdb1",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	/* an empty waitdev.root= turns the root wait off */
 	{ "root=/dev/sda1 waitdev.root=", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
@@ -210,11 +203,10 @@ static const struct parse_case parse_cases[] = {
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.root=/dev/sda1 waitdev.root=", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "waitdev.console= console=ttyS0", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.console= console=ttyS0", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=ttyS0 waitdev.console=ttyAMA0", .console = "ttyAMA0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* network roots are not block devices */
 	{ "root=/dev/nfs nfsroot=10.0.0.1:/srv ip=dhcp",
@@ -223,35 +215,30 @@ static const struct parse_case parse_cases[] = {
 	{ "root=/dev/cifs", .skipped = "root=/dev/cifs", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "root=/dev/nfs root=/dev/sda1", SPEC_BLOCK_NAME, "sda1",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* consoles: the last one naming a tty */
 	{ "console=tty0 console=ttyS0,115200n8", .console = "ttyS0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=ttyS0,115200n8 console=tty0", .console = "tty0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=ttyS0 console=netcon0", .console = "ttyS0",
 	  .skipped = "console=netcon0", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "console=uart8250,io,0x3f8 console=lp0", .skipped =
-	  "console=uart8250,io,0x3f8|console=lp0", .root_ms = DEF,
+	{ "console=uart8250,io,0x3f8 console=lp0",
+	  .skipped = "console=uart8250,io,0x3f8|console=lp0", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=/dev/ttyUSB0", .console = "ttyUSB0", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "console=hvc0", .console = "hvc0", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=hvc0", .console = "hvc0", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=ttyAMA0,115200 earlycon", .console = "ttyAMA0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
-	{ "console=ttyS", .console = "ttyS0", .root_ms = DEF,
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=ttyS", .console = "ttyS0", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/nfs console=netcon0 console=ttyS2", .console = "ttyS2",
+	  .skipped = "console=netcon0|root=/dev/nfs", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "root=/dev/nfs console=netcon0 console=ttyS2",
-	  .console = "ttyS2", .skipped = "console=netcon0|root=/dev/nfs",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
 
 	/* network */
 	{ "waitdev.net=eth0,enx*,52:54:00:12:34:56:carrier,any:up",
@@ -265,8 +252,8 @@ static const struct parse_case parse_cases[] = {
 	  .timeout_ms = DEF },
 	{ "rootwait=0", .root_ms = 0, .console_ms = DEF, .net_ms = DEF,
 	  .timeout_ms = DEF },
-	{ "rootdelay=10", .root_ms = 10000, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootdelay=10", .root_ms = 10000, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	{ "rootwait=5 rootdelay=10", .root_ms = 10000, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "rootdelay=10 rootwait=15", .root_ms = 15000, .console_ms = DEF,
@@ -278,20 +265,20 @@ static const struct parse_case parse_cases[] = {
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "rootwait=5 rootwait", .root_ms = FOREVER, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "consolewait", .root_ms = DEF, .console_ms = FOREVER,
+	{ "consolewait", .root_ms = DEF, .console_ms = FOREVER, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "consoledelay=250", .root_ms = DEF, .console_ms = 250, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "consolewait consoledelay=250", .root_ms = DEF, .console_ms = FOREVER,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "consoledelay=250", .root_ms = DEF, .console_ms = 250,
-	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "consolewait consoledelay=250", .root_ms = DEF,
-	  .console_ms = FOREVER, .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.timeout=3", .root_ms = 3000, .console_ms = 3000,
 	  .net_ms = 3000, .timeout_ms = 3000 },
 	{ "waitdev.timeout=2.5", .root_ms = 2500, .console_ms = 2500,
 	  .net_ms = 2500, .timeout_ms = 2500 },
 	{ "waitdev.timeout=0.010", .root_ms = 10, .console_ms = 10,
 	  .net_ms = 10, .timeout_ms = 10 },
-	{ "waitdev.timeout=forever", .root_ms = FOREVER,
-	  .console_ms = FOREVER, .net_ms = FOREVER, .timeout_ms = FOREVER },
+	{ "waitdev.timeout=forever", .root_ms = FOREVER, .console_ms = FOREVER,
+	  .net_ms = FOREVER, .timeout_ms = FOREVER },
 	/* waitdev.timeout= bounds everything, whatever the order */
 	{ "waitdev.timeout=3 rootwait consolewait rootdelay=60",
 	  .root_ms = 3000, .console_ms = 3000, .net_ms = 3000,
@@ -328,8 +315,8 @@ static void check_parse_case(const struct parse_case *c)
 	char got[1024];
 	const char *items[CMDLINE_NET_MAX + CMDLINE_SKIPPED_MAX];
 	uint64_t root_ms = c->root_ms == DEF ? DEFAULT_ROOT_MS : c->root_ms;
-	uint64_t con_ms = c->console_ms == DEF ? DEFAULT_CONSOLE_MS :
-			  c->console_ms;
+	uint64_t con_ms = c->console_ms == DEF ? DEFAULT_CONSOLE_MS
+					       : c->console_ms;
 	uint64_t net_ms = c->net_ms == DEF ? DEFAULT_NET_MS : c->net_ms;
 	unsigned i;
 	int r;
@@ -369,12 +356,15 @@ static void check_parse_case(const struct parse_case *c)
 		  "\"%s\": skipped \"%s\", expected \"%s\"", c->line, got,
 		  c->skipped ? c->skipped : "");
 
-	CHECK_MSG(cfg.root_ms == root_ms, "\"%s\": root_ms %" PRIu64
-		  ", expected %" PRIu64, c->line, cfg.root_ms, root_ms);
-	CHECK_MSG(cfg.console_ms == con_ms, "\"%s\": console_ms %" PRIu64
-		  ", expected %" PRIu64, c->line, cfg.console_ms, con_ms);
-	CHECK_MSG(cfg.net_ms == net_ms, "\"%s\": net_ms %" PRIu64
-		  ", expected %" PRIu64, c->line, cfg.net_ms, net_ms);
+	CHECK_MSG(cfg.root_ms == root_ms,
+		  "\"%s\": root_ms %" PRIu64 ", expected %" PRIu64, c->line,
+		  cfg.root_ms, root_ms);
+	CHECK_MSG(cfg.console_ms == con_ms,
+		  "\"%s\": console_ms %" PRIu64 ", expected %" PRIu64, c->line,
+		  cfg.console_ms, con_ms);
+	CHECK_MSG(cfg.net_ms == net_ms,
+		  "\"%s\": net_ms %" PRIu64 ", expected %" PRIu64, c->line,
+		  cfg.net_ms, net_ms);
 	CHECK_MSG(cfg.has_timeout == (c->timeout_ms != DEF),
 		  "\"%s\": has_timeout %d", c->line, cfg.has_timeout);
 	if (c->timeout_ms != DEF)
@@ -422,8 +412,9 @@ static void test_parse_details(void)
 	CHECK_INT(cfg.root.minor, 1);
 
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("root=PARTUUID=0badcafe-02/PARTNROFF=-1",
-				&cfg, err, sizeof(err)), 0);
+	CHECK_INT(cmdline_parse("root=PARTUUID=0badcafe-02/PARTNROFF=-1", &cfg,
+				err, sizeof(err)),
+		  0);
 	CHECK_INT(cfg.root.type, SPEC_BLOCK_PARTUUID);
 	CHECK_STR(cfg.root.value, "0badcafe-02");
 	CHECK(cfg.root.has_partnroff);
@@ -431,13 +422,15 @@ static void test_parse_details(void)
 
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("console=ttyS0,115200n8", &cfg, err,
-				sizeof(err)), 0);
+				sizeof(err)),
+		  0);
 	CHECK_STR(cfg.console.text, "ttyS0,115200n8");
 
 	/* net states come through */
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("waitdev.net=eth0:carrier,any:up,eth1", &cfg,
-				err, sizeof(err)), 0);
+				err, sizeof(err)),
+		  0);
 	CHECK_INT(cfg.n_net, 3);
 	CHECK_INT(cfg.net[0].type, SPEC_NET_NAME);
 	CHECK_INT(cfg.net[0].net_state, NET_CARRIER);
@@ -451,7 +444,8 @@ static void test_parse_details(void)
 				"console=lp3 console=lp4 console=lp5 "
 				"console=lp6 console=lp7 console=lp8 "
 				"console=lp9 console=ttyS3 root=/dev/nfs",
-				&cfg, err, sizeof(err)), 0);
+				&cfg, err, sizeof(err)),
+		  0);
 	CHECK_INT(cfg.n_skipped, CMDLINE_SKIPPED_MAX);
 	CHECK_STR(cfg.skipped[0], "console=lp0");
 	CHECK_STR(cfg.skipped[CMDLINE_SKIPPED_MAX - 1], "console=lp7");
@@ -469,7 +463,7 @@ static void test_parse_details(void)
 
 struct bad_case {
 	const char *line;
-	const char *key;	/* must appear in the message */
+	const char *key; /* must appear in the message */
 };
 
 static const struct bad_case bad_cases[] = {
@@ -591,7 +585,8 @@ static void test_net_list(void)
 
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse_net_list("--net", "eth0,enp*:up", &cfg, err,
-					 sizeof(err)), 0);
+					 sizeof(err)),
+		  0);
 	CHECK_INT(cfg.n_net, 2);
 	CHECK_STR(cfg.net[0].value, "eth0");
 	CHECK_INT(cfg.net[1].type, SPEC_NET_GLOB);
@@ -600,14 +595,16 @@ static void test_net_list(void)
 
 	/* replaces, not appends */
 	CHECK_INT(cmdline_parse_net_list("--net", "52-54-00-12-34-56", &cfg,
-					 err, sizeof(err)), 0);
+					 err, sizeof(err)),
+		  0);
 	CHECK_INT(cfg.n_net, 1);
 	CHECK_INT(cfg.net[0].type, SPEC_NET_MAC);
 	CHECK_INT(cfg.net[0].mac[5], 0x56);
 
 	/* empty commas around specs are skipped */
 	CHECK_INT(cmdline_parse_net_list("--net", ",eth0,,eth1,", &cfg, err,
-					 sizeof(err)), 0);
+					 sizeof(err)),
+		  0);
 	CHECK_INT(cfg.n_net, 2);
 	CHECK_STR(cfg.net[1].value, "eth1");
 
@@ -619,7 +616,8 @@ static void test_net_list(void)
 	/* errors name the key given */
 	err[0] = '\0';
 	CHECK_INT(cmdline_parse_net_list("--net", "eth0:down", &cfg, err,
-					 sizeof(err)), -EINVAL);
+					 sizeof(err)),
+		  -EINVAL);
 	CHECK_MSG(strstr(err, "--net") && strstr(err, "down"), "message \"%s\"",
 		  err);
 	err[0] = '\0';
@@ -632,14 +630,14 @@ static void test_net_list(void)
 	for (i = 0; i < CMDLINE_NET_MAX; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
 			 "%seth%u", i ? "," : "", i);
-	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err,
-					 sizeof(err)), 0);
+	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)),
+		  0);
 	CHECK_INT(cfg.n_net, CMDLINE_NET_MAX);
 	CHECK_STR(cfg.net[CMDLINE_NET_MAX - 1].value, "eth15");
 	strcat(list, ",eth99");
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err,
-					 sizeof(err)), -EINVAL);
+	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)),
+		  -EINVAL);
 	CHECK_MSG(strstr(err, "--net") != NULL, "message \"%s\"", err);
 
 	/* longer than the copy buffer */
@@ -647,7 +645,8 @@ static void test_net_list(void)
 	list[sizeof(list) - 1] = '\0';
 	err[0] = '\0';
 	CHECK_INT(cmdline_parse_net_list("waitdev.net", list, &cfg, err,
-					 sizeof(err)), -EINVAL);
+					 sizeof(err)),
+		  -EINVAL);
 	CHECK_MSG(strstr(err, "waitdev.net") != NULL, "message \"%s\"", err);
 }
 
@@ -655,8 +654,7 @@ static void test_net_list(void)
 
 static char tmpdir[] = "/tmp/waitdev-test-cmdline.XXXXXX";
 
-static const char *write_tmp(const char *name, const char *data,
-			     size_t len)
+static const char *write_tmp(const char *name, const char *data, size_t len)
 {
 	static char path[256];
 	int fd;

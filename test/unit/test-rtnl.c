@@ -33,18 +33,18 @@ static struct nlmsghdr *msg_begin(struct dgram *d, unsigned short type,
 	nh->nlmsg_pid = 0;
 	ifi = NLMSG_DATA(nh);
 	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_type = 1;	/* ARPHRD_ETHER */
+	ifi->ifi_type = 1; /* ARPHRD_ETHER */
 	ifi->ifi_index = ifindex;
 	ifi->ifi_flags = flags;
 	ifi->ifi_change = 0xffffffff;
 	return nh;
 }
 
-static void msg_attr(struct nlmsghdr *nh, unsigned short type,
-		     const void *data, size_t len)
+static void msg_attr(struct nlmsghdr *nh, unsigned short type, const void *data,
+		     size_t len)
 {
-	struct rtattr *rta = (struct rtattr *)((char *)nh +
-					       NLMSG_ALIGN(nh->nlmsg_len));
+	struct rtattr *rta =
+		(struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
 
 	rta->rta_type = type;
 	rta->rta_len = (unsigned short)RTA_LENGTH(len);
@@ -102,14 +102,14 @@ struct link_case {
 	unsigned short type;
 	int ifindex;
 	unsigned flags;
-	const char *ifname;	/* NULL: no IFLA_IFNAME */
-	int ifname_len;		/* payload bytes; 0: strlen + 1 */
-	int mac_len;		/* NO_ATTR or bytes of IFLA_ADDRESS */
-	int operstate;		/* NO_ATTR, EMPTY_ATTR or the value */
-	int hdr_len;		/* nonzero: nlmsg_len set to this */
-	int cut;		/* bytes cut off the datagram */
-	int extra;		/* garbage bytes appended */
-	int ret;		/* 1 or -EBADMSG */
+	const char *ifname; /* NULL: no IFLA_IFNAME */
+	int ifname_len;	    /* payload bytes; 0: strlen + 1 */
+	int mac_len;	    /* NO_ATTR or bytes of IFLA_ADDRESS */
+	int operstate;	    /* NO_ATTR, EMPTY_ATTR or the value */
+	int hdr_len;	    /* nonzero: nlmsg_len set to this */
+	int cut;	    /* bytes cut off the datagram */
+	int extra;	    /* garbage bytes appended */
+	int ret;	    /* 1 or -EBADMSG */
 };
 
 static const struct link_case link_cases[] = {
@@ -120,49 +120,48 @@ static const struct link_case link_cases[] = {
 	  IF_OPER_DOWN, 0, 0, 0, 1 },
 	{ "newlink, up, no carrier", RTM_NEWLINK, 3, IFF_UP, "enp0s3", 0, 6,
 	  IF_OPER_LOWERLAYERDOWN, 0, 0, 0, 1 },
-	{ "dellink", RTM_DELLINK, 4, 0, "veth1", 0, 6, IF_OPER_DOWN, 0, 0,
-	  0, 1 },
-	{ "no attributes", RTM_NEWLINK, 5, IFF_UP, NULL, 0, NO_ATTR, NO_ATTR,
-	  0, 0, 0, 1 },
-	{ "loopback", RTM_NEWLINK, 1, IFF_UP | IFF_LOOPBACK | IFF_RUNNING,
-	  "lo", 0, 6, IF_OPER_UNKNOWN, 0, 0, 0, 1 },
-	{ "15-character name", RTM_NEWLINK, 6, 0, "abcdefghijklmno", 0,
-	  NO_ATTR, NO_ATTR, 0, 0, 0, 1 },
+	{ "dellink", RTM_DELLINK, 4, 0, "veth1", 0, 6, IF_OPER_DOWN, 0, 0, 0,
+	  1 },
+	{ "no attributes", RTM_NEWLINK, 5, IFF_UP, NULL, 0, NO_ATTR, NO_ATTR, 0,
+	  0, 0, 1 },
+	{ "loopback", RTM_NEWLINK, 1, IFF_UP | IFF_LOOPBACK | IFF_RUNNING, "lo",
+	  0, 6, IF_OPER_UNKNOWN, 0, 0, 0, 1 },
+	{ "15-character name", RTM_NEWLINK, 6, 0, "abcdefghijklmno", 0, NO_ATTR,
+	  NO_ATTR, 0, 0, 0, 1 },
 	{ "name padded with NULs", RTM_NEWLINK, 6, 0, "eth0", 8, NO_ATTR,
 	  NO_ATTR, 0, 0, 0, 1 },
 	{ "InfiniBand address", RTM_NEWLINK, 7, IFF_UP, "ib0", 0, 20,
 	  IF_OPER_DORMANT, 0, 0, 0, 1 },
-	{ "32-byte address", RTM_NEWLINK, 7, 0, "x0", 0, 32, NO_ATTR, 0, 0,
-	  0, 1 },
-	{ "empty address", RTM_NEWLINK, 7, 0, "x0", 0, 0, NO_ATTR, 0, 0, 0,
+	{ "32-byte address", RTM_NEWLINK, 7, 0, "x0", 0, 32, NO_ATTR, 0, 0, 0,
 	  1 },
+	{ "empty address", RTM_NEWLINK, 7, 0, "x0", 0, 0, NO_ATTR, 0, 0, 0, 1 },
 	{ "large ifindex", RTM_NEWLINK, 0x7fffffff, 0, "x0", 0, NO_ATTR,
 	  NO_ATTR, 0, 0, 0, 1 },
 
-	{ "ifindex 0", RTM_NEWLINK, 0, IFF_UP, "eth0", 0, 6, IF_OPER_UP, 0,
+	{ "ifindex 0", RTM_NEWLINK, 0, IFF_UP, "eth0", 0, 6, IF_OPER_UP, 0, 0,
+	  0, -EBADMSG },
+	{ "negative ifindex", RTM_DELLINK, -3, 0, "eth0", 0, 6, NO_ATTR, 0, 0,
+	  0, -EBADMSG },
+	{ "name without NUL", RTM_NEWLINK, 2, 0, "eth0", 4, NO_ATTR, NO_ATTR, 0,
 	  0, 0, -EBADMSG },
-	{ "negative ifindex", RTM_DELLINK, -3, 0, "eth0", 0, 6, NO_ATTR, 0,
-	  0, 0, -EBADMSG },
-	{ "name without NUL", RTM_NEWLINK, 2, 0, "eth0", 4, NO_ATTR, NO_ATTR,
-	  0, 0, 0, -EBADMSG },
 	{ "empty name", RTM_NEWLINK, 2, 0, "", -1, NO_ATTR, NO_ATTR, 0, 0, 0,
 	  -EBADMSG },
-	{ "name longer than IFNAMSIZ", RTM_NEWLINK, 2, 0, "abcdefghijklmnop",
-	  0, NO_ATTR, NO_ATTR, 0, 0, 0, -EBADMSG },
-	{ "address longer than MAX_ADDR_LEN", RTM_NEWLINK, 2, 0, "eth0", 0,
-	  33, NO_ATTR, 0, 0, 0, -EBADMSG },
-	{ "empty operstate", RTM_NEWLINK, 2, 0, "eth0", 0, 6, EMPTY_ATTR, 0,
-	  0, 0, -EBADMSG },
-	{ "header too short for ifinfomsg", RTM_NEWLINK, 2, 0, NULL, 0,
-	  NO_ATTR, NO_ATTR, NLMSG_LENGTH(8), 0, 0, -EBADMSG },
+	{ "name longer than IFNAMSIZ", RTM_NEWLINK, 2, 0, "abcdefghijklmnop", 0,
+	  NO_ATTR, NO_ATTR, 0, 0, 0, -EBADMSG },
+	{ "address longer than MAX_ADDR_LEN", RTM_NEWLINK, 2, 0, "eth0", 0, 33,
+	  NO_ATTR, 0, 0, 0, -EBADMSG },
+	{ "empty operstate", RTM_NEWLINK, 2, 0, "eth0", 0, 6, EMPTY_ATTR, 0, 0,
+	  0, -EBADMSG },
+	{ "header too short for ifinfomsg", RTM_NEWLINK, 2, 0, NULL, 0, NO_ATTR,
+	  NO_ATTR, NLMSG_LENGTH(8), 0, 0, -EBADMSG },
 	{ "nlmsg_len 0", RTM_NEWLINK, 2, 0, "eth0", 0, 6, NO_ATTR, -1, 0, 0,
 	  -EBADMSG },
-	{ "truncated in the attributes", RTM_NEWLINK, 2, IFF_UP, "eth0", 0,
-	  6, IF_OPER_UP, 0, 8, 0, -EBADMSG },
+	{ "truncated in the attributes", RTM_NEWLINK, 2, IFF_UP, "eth0", 0, 6,
+	  IF_OPER_UP, 0, 8, 0, -EBADMSG },
 	{ "truncated in ifinfomsg", RTM_NEWLINK, 2, IFF_UP, NULL, 0, NO_ATTR,
 	  NO_ATTR, 0, 16, 0, -EBADMSG },
-	{ "truncated in the header", RTM_NEWLINK, 2, IFF_UP, NULL, 0,
-	  NO_ATTR, NO_ATTR, 0, 30, 0, -EBADMSG },
+	{ "truncated in the header", RTM_NEWLINK, 2, IFF_UP, NULL, 0, NO_ATTR,
+	  NO_ATTR, 0, 30, 0, -EBADMSG },
 	{ "a partial second header", RTM_NEWLINK, 2, IFF_UP, "eth0", 0, 6,
 	  IF_OPER_UP, 0, 0, 8, -EBADMSG },
 };
@@ -177,8 +176,9 @@ static void build_link_case(const struct link_case *c, struct dgram *d)
 	nh = msg_begin(d, c->type, c->ifindex, c->flags);
 	if (c->ifname) {
 		char name[64] = "";
-		size_t n = c->ifname_len > 0 ? (size_t)c->ifname_len :
-			   c->ifname_len < 0 ? 0 : strlen(c->ifname) + 1;
+		size_t n = c->ifname_len > 0   ? (size_t)c->ifname_len
+			   : c->ifname_len < 0 ? 0
+					       : strlen(c->ifname) + 1;
 
 		strncpy(name, c->ifname, sizeof(name) - 1);
 		msg_attr(nh, IFLA_IFNAME, name, n);
@@ -212,8 +212,7 @@ static void check_link(const char *name, const struct rtnl_link *l,
 {
 	int i;
 
-	CHECK_MSG(l->ifindex == c->ifindex, "%s: ifindex %d", name,
-		  l->ifindex);
+	CHECK_MSG(l->ifindex == c->ifindex, "%s: ifindex %d", name, l->ifindex);
 	CHECK_MSG(l->deleted == (c->type == RTM_DELLINK), "%s: deleted %d",
 		  name, l->deleted);
 	CHECK_MSG(l->flags == c->flags, "%s: flags %#x, expected %#x", name,
@@ -261,8 +260,8 @@ static void test_link_cases(void)
 		}
 		/* (with garbage after it, the one message was good) */
 		if (c->ret < 0 && !c->extra)
-			CHECK_MSG(got.n == 0, "%s: %d links passed on",
-				  c->name, got.n);
+			CHECK_MSG(got.n == 0, "%s: %d links passed on", c->name,
+				  got.n);
 		free(keep);
 	}
 }
@@ -351,8 +350,7 @@ static void test_multi(void)
 	d.len = 0;
 	nh = msg_begin(&d, RTM_NEWLINK, 4, IFF_UP);
 	msg_attr(nh, IFLA_OPERSTATE, &op, 1);
-	nh->nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)) +
-			RTA_LENGTH(1);
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)) + RTA_LENGTH(1);
 	d.len = nh->nlmsg_len;
 	CHECK(d.len % NLMSG_ALIGNTO != 0);
 	CHECK_INT(parse_exact(d.buf, d.len, &got, &keep), 1);

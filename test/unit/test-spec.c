@@ -16,16 +16,28 @@ struct block_case {
 	const char *text;
 	int ret;
 	enum spec_type type;
-	const char *value;	/* NULL: not checked (DEVT) */
+	const char *value; /* NULL: not checked (DEVT) */
 	unsigned major, minor;
 	bool has_partnroff;
 	int partnroff;
 };
 
-#define BAD(t) { t, -EINVAL, SPEC_NONE, NULL, 0, 0, false, 0 }
-#define NAME(t, v) { t, 0, SPEC_BLOCK_NAME, v, 0, 0, false, 0 }
-#define DEVT(t, ma, mi) { t, 0, SPEC_BLOCK_DEVT, NULL, ma, mi, false, 0 }
-#define VAL(t, ty, v) { t, 0, ty, v, 0, 0, false, 0 }
+#define BAD(t)                                                                 \
+	{                                                                      \
+		t, -EINVAL, SPEC_NONE, NULL, 0, 0, false, 0                    \
+	}
+#define NAME(t, v)                                                             \
+	{                                                                      \
+		t, 0, SPEC_BLOCK_NAME, v, 0, 0, false, 0                       \
+	}
+#define DEVT(t, ma, mi)                                                        \
+	{                                                                      \
+		t, 0, SPEC_BLOCK_DEVT, NULL, ma, mi, false, 0                  \
+	}
+#define VAL(t, ty, v)                                                          \
+	{                                                                      \
+		t, 0, ty, v, 0, 0, false, 0                                    \
+	}
 
 static const struct block_case block_cases[] = {
 	NAME("/dev/sda1", "sda1"),
@@ -35,7 +47,7 @@ static const struct block_case block_cases[] = {
 	NAME("/dev/dm-0", "dm-0"),
 	NAME("/dev/mapper/vg-root", "mapper/vg-root"),
 	NAME("/dev/disk", "disk"),
-	NAME("123456789", "123456789"),	/* too long for a dev_t */
+	NAME("123456789", "123456789"), /* too long for a dev_t */
 	DEVT("8:1", 8, 1),
 	DEVT("259:0", 259, 0),
 	DEVT("08:01", 8, 1),
@@ -49,7 +61,7 @@ static const struct block_case block_cases[] = {
 	DEVT("0x801", 8, 1),
 	DEVT("0XB301", 179, 1),
 	DEVT("1000", 16, 0),
-	DEVT("fd0", 15, 208),		/* hex, as the kernel reads it */
+	DEVT("fd0", 15, 208), /* hex, as the kernel reads it */
 	DEVT("10300", 259, 0),
 	DEVT("12345678", 0x456, 0x12378),
 	DEVT("fff00", 0xfff, 0),
@@ -86,8 +98,8 @@ static const struct block_case block_cases[] = {
 	VAL("/dev/disk/by-label/a\\x4", SPEC_BLOCK_LABEL, "a\\x4"),
 	VAL("/dev/disk/by-partlabel/EFI\\x20System", SPEC_BLOCK_PARTLABEL,
 	    "EFI System"),
-	VAL("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001-part1",
-	    SPEC_BLOCK_BY_ID, "ata-QEMU_HARDDISK_QM00001-part1"),
+	VAL("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001-part1", SPEC_BLOCK_BY_ID,
+	    "ata-QEMU_HARDDISK_QM00001-part1"),
 	VAL("/dev/disk/by-path/pci-0000:00:1f.2-ata-1-part1",
 	    SPEC_BLOCK_BY_PATH, "pci-0000:00:1f.2-ata-1-part1"),
 
@@ -109,8 +121,8 @@ static const struct block_case block_cases[] = {
 	BAD("4096:0"),
 	BAD("8:1048576"),
 	BAD("99999999999999999999999:1"),
-	BAD("0"),		/* major 0 */
-	BAD("ff"),		/* major 0 */
+	BAD("0"),  /* major 0 */
+	BAD("ff"), /* major 0 */
 	BAD("a=b"),
 	BAD("ZFS=rpool/root"),
 	BAD("live:CDLABEL=x"),
@@ -156,8 +168,8 @@ static void test_parse_block(void)
 			  c->text, r, err, c->ret);
 		if (r != 0 || c->ret != 0) {
 			if (c->ret)
-				CHECK_MSG(err[0] != '\0',
-					  "\"%s\": no message", c->text);
+				CHECK_MSG(err[0] != '\0', "\"%s\": no message",
+					  c->text);
 			continue;
 		}
 		CHECK_MSG(spec.type == c->type, "\"%s\": type %d, expected %d",
@@ -167,11 +179,11 @@ static void test_parse_block(void)
 			CHECK_STR(spec.value, c->value);
 		if (c->type == SPEC_BLOCK_DEVT)
 			CHECK_MSG(spec.major == c->major &&
-				  spec.minor == c->minor,
+					  spec.minor == c->minor,
 				  "\"%s\": %u:%u, expected %u:%u", c->text,
 				  spec.major, spec.minor, c->major, c->minor);
 		CHECK_MSG(spec.has_partnroff == c->has_partnroff &&
-			  spec.partnroff == c->partnroff,
+				  spec.partnroff == c->partnroff,
 			  "\"%s\": partnroff %d/%d", c->text,
 			  spec.has_partnroff, spec.partnroff);
 		CHECK_INT(spec_kind(&spec), DEV_BLOCK);
@@ -184,11 +196,9 @@ static void test_parse_block(void)
 	/* too long for the spec */
 	memset(longtext, 'a', sizeof(longtext) - 1);
 	longtext[sizeof(longtext) - 1] = '\0';
-	CHECK_INT(spec_parse_block(longtext, &spec, err, sizeof(err)),
-		  -EINVAL);
+	CHECK_INT(spec_parse_block(longtext, &spec, err, sizeof(err)), -EINVAL);
 	memcpy(longtext, "LABEL=", 6);
-	CHECK_INT(spec_parse_block(longtext, &spec, err, sizeof(err)),
-		  -EINVAL);
+	CHECK_INT(spec_parse_block(longtext, &spec, err, sizeof(err)), -EINVAL);
 	/* the longest that fits */
 	longtext[SPEC_VALUE_MAX - 1] = '\0';
 	CHECK_INT(spec_parse_block(longtext, &spec, err, sizeof(err)), 0);
@@ -318,8 +328,8 @@ static void test_parse_console(void)
 					  console_cases[i].text);
 			continue;
 		}
-		CHECK_MSG(spec.type == console_cases[i].type,
-			  "\"%s\": type %d", console_cases[i].text, spec.type);
+		CHECK_MSG(spec.type == console_cases[i].type, "\"%s\": type %d",
+			  console_cases[i].text, spec.type);
 		CHECK_STR(spec.value, console_cases[i].value);
 		CHECK_STR(spec.text, console_cases[i].text);
 	}
@@ -355,21 +365,45 @@ static const struct {
 	{ "eth0:up", 0, SPEC_NET_NAME, "eth0", NET_UP, { 0 } },
 	{ "eth0:carrier", 0, SPEC_NET_NAME, "eth0", NET_CARRIER, { 0 } },
 	{ "enp0s31f6", 0, SPEC_NET_NAME, "enp0s31f6", NET_EXISTS, { 0 } },
-	{ "abcdefghijklmno", 0, SPEC_NET_NAME, "abcdefghijklmno", NET_EXISTS,
+	{ "abcdefghijklmno",
+	  0,
+	  SPEC_NET_NAME,
+	  "abcdefghijklmno",
+	  NET_EXISTS,
 	  { 0 } },
 	{ "enx*", 0, SPEC_NET_GLOB, "enx*", NET_EXISTS, { 0 } },
 	{ "eth?:up", 0, SPEC_NET_GLOB, "eth?", NET_UP, { 0 } },
 	{ "wl[a-z]*", 0, SPEC_NET_GLOB, "wl[a-z]*", NET_EXISTS, { 0 } },
-	{ "52:54:00:12:34:56", 0, SPEC_NET_MAC, "52:54:00:12:34:56",
-	  NET_EXISTS, { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
-	{ "52-54-00-12-34-56", 0, SPEC_NET_MAC, "52-54-00-12-34-56",
-	  NET_EXISTS, { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
-	{ "52:54:00:AB:cd:Ef", 0, SPEC_NET_MAC, "52:54:00:AB:cd:Ef",
-	  NET_EXISTS, { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef } },
-	{ "52:54:00:12:34:56:up", 0, SPEC_NET_MAC, "52:54:00:12:34:56",
-	  NET_UP, { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
-	{ "52-54-00-12-34-56:carrier", 0, SPEC_NET_MAC, "52-54-00-12-34-56",
-	  NET_CARRIER, { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
+	{ "52:54:00:12:34:56",
+	  0,
+	  SPEC_NET_MAC,
+	  "52:54:00:12:34:56",
+	  NET_EXISTS,
+	  { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
+	{ "52-54-00-12-34-56",
+	  0,
+	  SPEC_NET_MAC,
+	  "52-54-00-12-34-56",
+	  NET_EXISTS,
+	  { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
+	{ "52:54:00:AB:cd:Ef",
+	  0,
+	  SPEC_NET_MAC,
+	  "52:54:00:AB:cd:Ef",
+	  NET_EXISTS,
+	  { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef } },
+	{ "52:54:00:12:34:56:up",
+	  0,
+	  SPEC_NET_MAC,
+	  "52:54:00:12:34:56",
+	  NET_UP,
+	  { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
+	{ "52-54-00-12-34-56:carrier",
+	  0,
+	  SPEC_NET_MAC,
+	  "52-54-00-12-34-56",
+	  NET_CARRIER,
+	  { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } },
 	{ "any", 0, SPEC_NET_ANY, "any", NET_EXISTS, { 0 } },
 	{ "any:up", 0, SPEC_NET_ANY, "any", NET_UP, { 0 } },
 	{ "any:carrier", 0, SPEC_NET_ANY, "any", NET_CARRIER, { 0 } },
@@ -380,16 +414,14 @@ static const struct {
 	{ "eth0:UP", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ ":up", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ "abcdefghijklmnop", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
-	{ "abcdefghijklmnop:up", -EINVAL, SPEC_NONE, NULL, NET_EXISTS,
-	  { 0 } },
+	{ "abcdefghijklmnop:up", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ "a/b", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ "a:b:up", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ "eth 0", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ "eth0\n", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ "52:54:00:12:34", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 	{ "52:54:00:12:34:5g", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
-	{ "52:54:00:12:34:56:down", -EINVAL, SPEC_NONE, NULL, NET_EXISTS,
-	  { 0 } },
+	{ "52:54:00:12:34:56:down", -EINVAL, SPEC_NONE, NULL, NET_EXISTS, { 0 } },
 };
 
 static void test_parse_net(void)
@@ -421,8 +453,7 @@ static void test_parse_net(void)
 			  spec.net_state);
 		if (spec.type == SPEC_NET_MAC)
 			CHECK_MSG(memcmp(spec.mac, net_cases[i].mac, 6) == 0,
-				  "\"%s\": wrong MAC bytes",
-				  net_cases[i].text);
+				  "\"%s\": wrong MAC bytes", net_cases[i].text);
 	}
 	CHECK_INT(spec_parse_net(NULL, &spec, NULL, 0), -EINVAL);
 	CHECK_INT(spec_parse_net("eth0:down", &spec, NULL, 0), -EINVAL);
@@ -433,118 +464,211 @@ static void test_parse_net(void)
 #define S(x) ((char *)(x))
 
 static const struct device dev_sda = {
-	.kind = DEV_BLOCK, .devpath = S("/devices/pci0000:00/sda"),
-	.name = S("sda"), .has_devt = true, .major = 8, .minor = 0,
+	.kind = DEV_BLOCK,
+	.devpath = S("/devices/pci0000:00/sda"),
+	.name = S("sda"),
+	.has_devt = true,
+	.major = 8,
+	.minor = 0,
 	.size = 2097152,
 };
 /* a whole disk whose name happens to look like a partition name */
 static const struct device dev_sdb = {
-	.kind = DEV_BLOCK, .name = S("sdb"), .has_devt = true, .major = 8,
-	.minor = 16, .partname = S("root"), .size = 1000,
+	.kind = DEV_BLOCK,
+	.name = S("sdb"),
+	.has_devt = true,
+	.major = 8,
+	.minor = 16,
+	.partname = S("root"),
+	.size = 1000,
 };
 static const struct device dev_sda1 = {
-	.kind = DEV_BLOCK, .name = S("sda1"), .has_devt = true, .major = 8,
-	.minor = 1, .is_partition = true, .partn = 1, .partname = S("root"),
-	.size = 204800, .fs_uuid = S("1234-ABCD"), .fs_label = S("rootfs"),
+	.kind = DEV_BLOCK,
+	.name = S("sda1"),
+	.has_devt = true,
+	.major = 8,
+	.minor = 1,
+	.is_partition = true,
+	.partn = 1,
+	.partname = S("root"),
+	.size = 204800,
+	.fs_uuid = S("1234-ABCD"),
+	.fs_label = S("rootfs"),
 	.part_uuid = S("0badcafe-01"),
 };
 static const struct device dev_vda1 = {
-	.kind = DEV_BLOCK, .name = S("vda1"), .has_devt = true, .major = 254,
-	.minor = 1, .is_partition = true, .partn = 1,
-	.partname = S("EFI System Partition"), .size = 1024,
+	.kind = DEV_BLOCK,
+	.name = S("vda1"),
+	.has_devt = true,
+	.major = 254,
+	.minor = 1,
+	.is_partition = true,
+	.partn = 1,
+	.partname = S("EFI System Partition"),
+	.size = 1024,
 };
 static const struct device dev_nvme = {
-	.kind = DEV_BLOCK, .name = S("nvme0n1"), .has_devt = true,
-	.major = 259, .minor = 0, .size = 1,
+	.kind = DEV_BLOCK,
+	.name = S("nvme0n1"),
+	.has_devt = true,
+	.major = 259,
+	.minor = 0,
+	.size = 1,
 };
 /* a CD-ROM drive without a disc */
 static const struct device dev_sr0 = {
-	.kind = DEV_BLOCK, .name = S("sr0"), .has_devt = true, .major = 11,
-	.minor = 0, .size = 0,
+	.kind = DEV_BLOCK,
+	.name = S("sr0"),
+	.has_devt = true,
+	.major = 11,
+	.minor = 0,
+	.size = 0,
 };
 /* a record whose major/minor were never set */
 static const struct device dev_nodevt = {
-	.kind = DEV_BLOCK, .name = S("foo"), .has_devt = false, .major = 8,
-	.minor = 1, .size = 10,
+	.kind = DEV_BLOCK,
+	.name = S("foo"),
+	.has_devt = false,
+	.major = 8,
+	.minor = 1,
+	.size = 10,
 };
 static const struct device dev_ttyS0 = {
-	.kind = DEV_TTY, .name = S("ttyS0"), .has_devt = true, .major = 4,
+	.kind = DEV_TTY,
+	.name = S("ttyS0"),
+	.has_devt = true,
+	.major = 4,
 	.minor = 64,
 };
 static const struct device dev_hvc0 = {
-	.kind = DEV_TTY, .name = S("hvc0"), .has_devt = true, .major = 229,
+	.kind = DEV_TTY,
+	.name = S("hvc0"),
+	.has_devt = true,
+	.major = 229,
 	.minor = 0,
 };
 static const struct device dev_netcon = {
-	.kind = DEV_TTY, .name = S("netcon0"),
+	.kind = DEV_TTY,
+	.name = S("netcon0"),
 };
 /* names of one kind on devices of another */
 static const struct device dev_block_ttyS0 = {
-	.kind = DEV_BLOCK, .name = S("ttyS0"), .has_devt = true, .major = 4,
-	.minor = 64, .size = 1,
+	.kind = DEV_BLOCK,
+	.name = S("ttyS0"),
+	.has_devt = true,
+	.major = 4,
+	.minor = 64,
+	.size = 1,
 };
 static const struct device dev_block_eth0 = {
-	.kind = DEV_BLOCK, .name = S("eth0"), .size = 1,
+	.kind = DEV_BLOCK,
+	.name = S("eth0"),
+	.size = 1,
 };
 static const struct device dev_tty_sda1 = {
-	.kind = DEV_TTY, .name = S("sda1"), .has_devt = true, .major = 8,
+	.kind = DEV_TTY,
+	.name = S("sda1"),
+	.has_devt = true,
+	.major = 8,
 	.minor = 1,
 };
 static const struct device dev_net_sda1 = {
-	.kind = DEV_NET, .name = S("sda1"), .ifindex = 9, .flags = IFF_UP,
+	.kind = DEV_NET,
+	.name = S("sda1"),
+	.ifindex = 9,
+	.flags = IFF_UP,
 };
 static const struct device dev_other_sda1 = {
-	.kind = DEV_OTHER, .name = S("sda1"), .has_devt = true, .major = 8,
-	.minor = 1, .size = 1,
+	.kind = DEV_OTHER,
+	.name = S("sda1"),
+	.has_devt = true,
+	.major = 8,
+	.minor = 1,
+	.size = 1,
 };
 
-#define MAC_5254 { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }
+#define MAC_5254                                                               \
+	{                                                                      \
+		0x52, 0x54, 0x00, 0x12, 0x34, 0x56                             \
+	}
 static const struct device dev_eth0 = {
-	.kind = DEV_NET, .name = S("eth0"), .ifindex = 2, .flags = 0,
-	.mac = MAC_5254, .mac_len = 6,
+	.kind = DEV_NET,
+	.name = S("eth0"),
+	.ifindex = 2,
+	.flags = 0,
+	.mac = MAC_5254,
+	.mac_len = 6,
 };
 static const struct device dev_eth0_up = {
-	.kind = DEV_NET, .name = S("eth0"), .ifindex = 2, .flags = IFF_UP,
-	.mac = MAC_5254, .mac_len = 6,
+	.kind = DEV_NET,
+	.name = S("eth0"),
+	.ifindex = 2,
+	.flags = IFF_UP,
+	.mac = MAC_5254,
+	.mac_len = 6,
 };
 static const struct device dev_eth0_carrier = {
-	.kind = DEV_NET, .name = S("eth0"), .ifindex = 2,
-	.flags = IFF_UP | IFF_RUNNING, .mac = MAC_5254, .mac_len = 6,
+	.kind = DEV_NET,
+	.name = S("eth0"),
+	.ifindex = 2,
+	.flags = IFF_UP | IFF_RUNNING,
+	.mac = MAC_5254,
+	.mac_len = 6,
 };
 /* RUNNING without UP: not a state the kernel reports, still not ready */
 static const struct device dev_eth0_running = {
-	.kind = DEV_NET, .name = S("eth0"), .ifindex = 2,
-	.flags = IFF_RUNNING, .mac = MAC_5254, .mac_len = 6,
+	.kind = DEV_NET,
+	.name = S("eth0"),
+	.ifindex = 2,
+	.flags = IFF_RUNNING,
+	.mac = MAC_5254,
+	.mac_len = 6,
 };
 static const struct device dev_enx = {
-	.kind = DEV_NET, .name = S("enx525400abcdef"), .ifindex = 3,
+	.kind = DEV_NET,
+	.name = S("enx525400abcdef"),
+	.ifindex = 3,
 	.flags = IFF_UP | IFF_RUNNING,
-	.mac = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef }, .mac_len = 6,
+	.mac = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef },
+	.mac_len = 6,
 };
 static const struct device dev_lo = {
-	.kind = DEV_NET, .name = S("lo"), .ifindex = 1,
-	.flags = IFF_UP | IFF_RUNNING | IFF_LOOPBACK, .mac_len = 6,
+	.kind = DEV_NET,
+	.name = S("lo"),
+	.ifindex = 1,
+	.flags = IFF_UP | IFF_RUNNING | IFF_LOOPBACK,
+	.mac_len = 6,
 };
 /* a loopback under another name, and a "lo" without the flag */
 static const struct device dev_lo1 = {
-	.kind = DEV_NET, .name = S("lo1"), .ifindex = 7,
+	.kind = DEV_NET,
+	.name = S("lo1"),
+	.ifindex = 7,
 	.flags = IFF_UP | IFF_RUNNING | IFF_LOOPBACK,
 };
 static const struct device dev_lo_noflag = {
-	.kind = DEV_NET, .name = S("lo"), .ifindex = 8,
+	.kind = DEV_NET,
+	.name = S("lo"),
+	.ifindex = 8,
 	.flags = IFF_UP | IFF_RUNNING,
 };
 /* InfiniBand: a 20-byte address that starts like the MAC */
 static const struct device dev_ib0 = {
-	.kind = DEV_NET, .name = S("ib0"), .ifindex = 4,
+	.kind = DEV_NET,
+	.name = S("ib0"),
+	.ifindex = 4,
 	.flags = IFF_UP | IFF_RUNNING,
-	.mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56, 1, 2, 3, 4, 5, 6, 7, 8,
-		 9, 10, 11, 12, 13, 14 },
+	.mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56, 1,	 2,  3,	 4,
+		 5,    6,    7,	   8,	 9,    10,   11, 12, 13, 14 },
 	.mac_len = 20,
 };
 static const struct device dev_noname = {
-	.kind = DEV_NET, .name = NULL, .ifindex = 5, .flags = IFF_UP,
-	.mac = MAC_5254, .mac_len = 6,
+	.kind = DEV_NET,
+	.name = NULL,
+	.ifindex = 5,
+	.flags = IFF_UP,
+	.mac = MAC_5254,
+	.mac_len = 6,
 };
 
 enum { P_BLOCK, P_CONSOLE, P_NET };
@@ -554,7 +678,7 @@ struct match_case {
 	const char *spec;
 	const struct device *dev;
 	bool match;
-	int ready;	/* -1: not checked */
+	int ready; /* -1: not checked */
 };
 
 static const struct match_case match_cases[] = {
@@ -565,7 +689,7 @@ static const struct match_case match_cases[] = {
 	{ P_BLOCK, "sda", &dev_sda, true, 1 },
 	{ P_BLOCK, "sda", &dev_sda1, false, -1 },
 	{ P_BLOCK, "SDA", &dev_sda, false, -1 },
-	{ P_BLOCK, "sr0", &dev_sr0, true, 0 },	/* no medium */
+	{ P_BLOCK, "sr0", &dev_sr0, true, 0 }, /* no medium */
 	/* device numbers */
 	{ P_BLOCK, "8:1", &dev_sda1, true, 1 },
 	{ P_BLOCK, "801", &dev_sda1, true, 1 },
@@ -591,7 +715,7 @@ static const struct match_case match_cases[] = {
 	{ P_BLOCK, "UUID=1234-abcd", &dev_sda1, true, 1 },
 	{ P_BLOCK, "UUID=1234-abce", &dev_sda1, false, -1 },
 	{ P_BLOCK, "UUID=1234-ABC", &dev_sda1, false, -1 },
-	{ P_BLOCK, "UUID=1234-ABCD", &dev_sda, false, -1 },	/* unprobed */
+	{ P_BLOCK, "UUID=1234-ABCD", &dev_sda, false, -1 }, /* unprobed */
 	{ P_BLOCK, "/dev/disk/by-uuid/1234-abcd", &dev_sda1, true, 1 },
 	{ P_BLOCK, "LABEL=rootfs", &dev_sda1, true, 1 },
 	{ P_BLOCK, "LABEL=ROOTFS", &dev_sda1, false, -1 },
@@ -678,7 +802,7 @@ static const struct match_case match_cases[] = {
 	{ P_NET, "any:carrier", &dev_eth0_carrier, true, 1 },
 	{ P_NET, "any:carrier", &dev_eth0_up, true, 0 },
 	{ P_NET, "any:carrier", &dev_lo, false, -1 },
-	{ P_NET, "lo", &dev_lo, true, 1 },	/* by name it is fine */
+	{ P_NET, "lo", &dev_lo, true, 1 }, /* by name it is fine */
 };
 
 static int parse_for(int parser, const char *text, struct spec *spec)

@@ -39,128 +39,210 @@ struct good_case {
 
 static const struct good_case good_cases[] = {
 	{ "loop0 add",
-	  DG("add@" LOOP0 "\0ACTION=add\0DEVPATH=" LOOP0
-	     "\0SUBSYSTEM=block\0MAJOR=7\0MINOR=0\0DEVNAME=loop0"
+	  DG("add@" LOOP0 "\0ACTION=add\0DEVPATH=" LOOP0 "\0SUBSYSTEM="
+	     "block\0MAJOR="
+	     "7\0MINOR=0\0DEVNAME="
+	     "loop0"
 	     "\0DEVTYPE=disk\0DISKSEQ=9\0SEQNUM=1234\0"),
-	  { .action = UEVENT_ADD, .devpath = LOOP0, .subsystem = "block",
-	    .devname = "loop0", .devtype = "disk", .has_devt = 1,
-	    .major = 7, .minor = 0, .diskseq = 9, .seqnum = 1234 } },
+	  { .action = UEVENT_ADD,
+	    .devpath = LOOP0,
+	    .subsystem = "block",
+	    .devname = "loop0",
+	    .devtype = "disk",
+	    .has_devt = 1,
+	    .major = 7,
+	    .minor = 0,
+	    .diskseq = 9,
+	    .seqnum = 1234 } },
 	{ "partition add",
-	  DG("add@" VDA1 "\0ACTION=add\0DEVPATH=" VDA1
-	     "\0SUBSYSTEM=block\0MAJOR=254\0MINOR=1\0DEVNAME=vda1"
+	  DG("add@" VDA1 "\0ACTION=add\0DEVPATH=" VDA1 "\0SUBSYSTEM="
+	     "block\0MAJOR="
+	     "254\0MINOR=1\0DEVNAME="
+	     "vda1"
 	     "\0DEVTYPE=partition\0DISKSEQ=1\0PARTN=1"
 	     "\0PARTNAME=EFI System Partition\0SEQNUM=1500\0"),
-	  { .action = UEVENT_ADD, .devpath = VDA1, .subsystem = "block",
-	    .devname = "vda1", .devtype = "partition",
-	    .partname = "EFI System Partition", .has_devt = 1, .major = 254,
-	    .minor = 1, .partn = 1, .diskseq = 1, .seqnum = 1500 } },
+	  { .action = UEVENT_ADD,
+	    .devpath = VDA1,
+	    .subsystem = "block",
+	    .devname = "vda1",
+	    .devtype = "partition",
+	    .partname = "EFI System Partition",
+	    .has_devt = 1,
+	    .major = 254,
+	    .minor = 1,
+	    .partn = 1,
+	    .diskseq = 1,
+	    .seqnum = 1500 } },
 	{ "net add",
 	  DG("add@/devices/virtual/net/veth0\0ACTION=add"
 	     "\0DEVPATH=/devices/virtual/net/veth0\0SUBSYSTEM=net"
 	     "\0INTERFACE=veth0\0IFINDEX=5\0SEQNUM=2000\0"),
-	  { .action = UEVENT_ADD, .devpath = "/devices/virtual/net/veth0",
-	    .subsystem = "net", .interface = "veth0", .ifindex = 5,
+	  { .action = UEVENT_ADD,
+	    .devpath = "/devices/virtual/net/veth0",
+	    .subsystem = "net",
+	    .interface = "veth0",
+	    .ifindex = 5,
 	    .seqnum = 2000 } },
 	{ "tty add",
-	  DG("add@" TTYS0 "\0ACTION=add\0DEVPATH=" TTYS0
-	     "\0SUBSYSTEM=tty\0MAJOR=4\0MINOR=64\0DEVNAME=ttyS0"
+	  DG("add@" TTYS0 "\0ACTION=add\0DEVPATH=" TTYS0 "\0SUBSYSTEM="
+	     "tty\0MAJOR=4\0MINOR="
+	     "64\0DEVNAME=ttyS0"
 	     "\0SEQNUM=812\0"),
-	  { .action = UEVENT_ADD, .devpath = TTYS0, .subsystem = "tty",
-	    .devname = "ttyS0", .has_devt = 1, .major = 4, .minor = 64,
+	  { .action = UEVENT_ADD,
+	    .devpath = TTYS0,
+	    .subsystem = "tty",
+	    .devname = "ttyS0",
+	    .has_devt = 1,
+	    .major = 4,
+	    .minor = 64,
 	    .seqnum = 812 } },
 	{ "net move",
 	  DG("move@/devices/virtual/net/eth1\0ACTION=move"
 	     "\0DEVPATH=/devices/virtual/net/eth1\0SUBSYSTEM=net"
 	     "\0DEVPATH_OLD=/devices/virtual/net/eth0\0INTERFACE=eth1"
 	     "\0IFINDEX=3\0SEQNUM=3000\0"),
-	  { .action = UEVENT_MOVE, .devpath = "/devices/virtual/net/eth1",
-	    .devpath_old = "/devices/virtual/net/eth0", .subsystem = "net",
-	    .interface = "eth1", .ifindex = 3, .seqnum = 3000 } },
+	  { .action = UEVENT_MOVE,
+	    .devpath = "/devices/virtual/net/eth1",
+	    .devpath_old = "/devices/virtual/net/eth0",
+	    .subsystem = "net",
+	    .interface = "eth1",
+	    .ifindex = 3,
+	    .seqnum = 3000 } },
 	{ "loop0 remove",
-	  DG("remove@" LOOP0 "\0ACTION=remove\0DEVPATH=" LOOP0
-	     "\0SUBSYSTEM=block\0MAJOR=7\0MINOR=0\0DEVNAME=loop0"
+	  DG("remove@" LOOP0 "\0ACTION=remove\0DEVPATH=" LOOP0 "\0SUBSYSTEM="
+	     "block\0MAJOR="
+	     "7\0MINOR="
+	     "0\0DEVNAME="
+	     "loop0"
 	     "\0DEVTYPE=disk\0DISKSEQ=9\0SEQNUM=1240\0"),
-	  { .action = UEVENT_REMOVE, .devpath = LOOP0, .subsystem = "block",
-	    .devname = "loop0", .devtype = "disk", .has_devt = 1,
-	    .major = 7, .diskseq = 9, .seqnum = 1240 } },
+	  { .action = UEVENT_REMOVE,
+	    .devpath = LOOP0,
+	    .subsystem = "block",
+	    .devname = "loop0",
+	    .devtype = "disk",
+	    .has_devt = 1,
+	    .major = 7,
+	    .diskseq = 9,
+	    .seqnum = 1240 } },
 	{ "media change, unknown keys ignored",
-	  DG("change@" LOOP0 "\0ACTION=change\0DEVPATH=" LOOP0
-	     "\0SUBSYSTEM=block\0DISK_MEDIA_CHANGE=1\0MAJOR=7\0MINOR=0"
+	  DG("change@" LOOP0 "\0ACTION=change\0DEVPATH=" LOOP0 "\0SUBSYSTEM="
+	     "block\0DISK_"
+	     "MEDIA_CHANGE="
+	     "1\0MAJOR="
+	     "7\0MINOR=0"
 	     "\0DEVNAME=loop0\0DEVTYPE=disk\0DISKSEQ=10\0SEQNUM=1241\0"),
-	  { .action = UEVENT_CHANGE, .devpath = LOOP0, .subsystem = "block",
-	    .devname = "loop0", .devtype = "disk", .has_devt = 1,
-	    .major = 7, .diskseq = 10, .seqnum = 1241 } },
+	  { .action = UEVENT_CHANGE,
+	    .devpath = LOOP0,
+	    .subsystem = "block",
+	    .devname = "loop0",
+	    .devtype = "disk",
+	    .has_devt = 1,
+	    .major = 7,
+	    .diskseq = 10,
+	    .seqnum = 1241 } },
 	{ "pci bind",
-	  DG("bind@" PCI3 "\0ACTION=bind\0DEVPATH=" PCI3
-	     "\0SUBSYSTEM=pci\0DRIVER=virtio-pci\0PCI_CLASS=20000"
+	  DG("bind@" PCI3 "\0ACTION=bind\0DEVPATH=" PCI3 "\0SUBSYSTEM="
+	     "pci\0DRIVER=virtio-"
+	     "pci\0PCI_CLASS=20000"
 	     "\0MODALIAS=pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00"
 	     "\0SEQNUM=400\0"),
-	  { .action = UEVENT_BIND, .devpath = PCI3, .subsystem = "pci",
+	  { .action = UEVENT_BIND,
+	    .devpath = PCI3,
+	    .subsystem = "pci",
 	    .modalias = "pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00",
 	    .seqnum = 400 } },
 	{ "pci unbind",
-	  DG("unbind@" PCI3 "\0ACTION=unbind\0DEVPATH=" PCI3
-	     "\0SUBSYSTEM=pci\0SEQNUM=401\0"),
-	  { .action = UEVENT_UNBIND, .devpath = PCI3, .subsystem = "pci",
+	  DG("unbind@" PCI3 "\0ACTION=unbind\0DEVPATH=" PCI3 "\0SUBSYSTEM="
+	     "pci\0SEQNUM="
+	     "401\0"),
+	  { .action = UEVENT_UNBIND,
+	    .devpath = PCI3,
+	    .subsystem = "pci",
 	    .seqnum = 401 } },
 	{ "cpu online",
 	  DG("online@/devices/system/cpu/cpu1\0ACTION=online"
 	     "\0DEVPATH=/devices/system/cpu/cpu1\0SUBSYSTEM=cpu\0SEQNUM=55\0"),
-	  { .action = UEVENT_ONLINE, .devpath = "/devices/system/cpu/cpu1",
-	    .subsystem = "cpu", .seqnum = 55 } },
+	  { .action = UEVENT_ONLINE,
+	    .devpath = "/devices/system/cpu/cpu1",
+	    .subsystem = "cpu",
+	    .seqnum = 55 } },
 	{ "cpu offline",
 	  DG("offline@/devices/system/cpu/cpu1\0ACTION=offline"
 	     "\0DEVPATH=/devices/system/cpu/cpu1\0SUBSYSTEM=cpu\0SEQNUM=56\0"),
-	  { .action = UEVENT_OFFLINE, .devpath = "/devices/system/cpu/cpu1",
-	    .subsystem = "cpu", .seqnum = 56 } },
+	  { .action = UEVENT_OFFLINE,
+	    .devpath = "/devices/system/cpu/cpu1",
+	    .subsystem = "cpu",
+	    .seqnum = 56 } },
 	{ "DEVNAME in a sub-directory",
-	  DG("add@" USB11 "\0ACTION=add\0DEVPATH=" USB11
-	     "\0SUBSYSTEM=usb\0MAJOR=189\0MINOR=1\0DEVNAME=bus/usb/001/002"
+	  DG("add@" USB11 "\0ACTION=add\0DEVPATH=" USB11 "\0SUBSYSTEM="
+	     "usb\0MAJOR="
+	     "189\0MINOR="
+	     "1\0DEVNAME=bus/usb/"
+	     "001/002"
 	     "\0DEVTYPE=usb_device\0SEQNUM=77\0"),
-	  { .action = UEVENT_ADD, .devpath = USB11, .subsystem = "usb",
-	    .devname = "bus/usb/001/002", .devtype = "usb_device",
-	    .has_devt = 1, .major = 189, .minor = 1, .seqnum = 77 } },
+	  { .action = UEVENT_ADD,
+	    .devpath = USB11,
+	    .subsystem = "usb",
+	    .devname = "bus/usb/001/002",
+	    .devtype = "usb_device",
+	    .has_devt = 1,
+	    .major = 189,
+	    .minor = 1,
+	    .seqnum = 77 } },
 	{ "largest numbers",
 	  DG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0SUBSYSTEM=block"
 	     "\0MAJOR=4095\0MINOR=1048575\0PARTN=65535"
 	     "\0DISKSEQ=18446744073709551615\0SEQNUM=18446744073709551615"
 	     "\0IFINDEX=2147483647\0"),
-	  { .action = UEVENT_ADD, .devpath = "/devices/x",
-	    .subsystem = "block", .has_devt = 1, .major = 4095,
-	    .minor = 1048575, .partn = 65535, .diskseq = UINT64_MAX,
-	    .seqnum = UINT64_MAX, .ifindex = 2147483647 } },
+	  { .action = UEVENT_ADD,
+	    .devpath = "/devices/x",
+	    .subsystem = "block",
+	    .has_devt = 1,
+	    .major = 4095,
+	    .minor = 1048575,
+	    .partn = 65535,
+	    .diskseq = UINT64_MAX,
+	    .seqnum = UINT64_MAX,
+	    .ifindex = 2147483647 } },
 	{ "last field without its NUL",
 	  DG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x"
 	     "\0SUBSYSTEM=block\0SEQNUM=9"),
-	  { .action = UEVENT_ADD, .devpath = "/devices/x",
-	    .subsystem = "block", .seqnum = 9 } },
+	  { .action = UEVENT_ADD,
+	    .devpath = "/devices/x",
+	    .subsystem = "block",
+	    .seqnum = 9 } },
 	{ "empty DEVTYPE, '=' in a value",
 	  DG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x"
 	     "\0SUBSYSTEM=input\0DEVTYPE=\0NAME=\"a=b\"\0SEQNUM=10\0"),
-	  { .action = UEVENT_ADD, .devpath = "/devices/x",
-	    .subsystem = "input", .devtype = "", .seqnum = 10 } },
+	  { .action = UEVENT_ADD,
+	    .devpath = "/devices/x",
+	    .subsystem = "input",
+	    .devtype = "",
+	    .seqnum = 10 } },
 };
 
-static void check_opt_str(const char *what, const char *got,
-			  const char *want, const char *name, int line)
+static void check_opt_str(const char *what, const char *got, const char *want,
+			  const char *name, int line)
 {
 	test_checks++;
 	if (!want ? got != NULL : !got || strcmp(got, want) != 0) {
 		test_failures++;
-		fprintf(stderr, "%s:%d: FAILED: %s: %s = \"%s\", expected "
-			"\"%s\"\n", __FILE__, line, name, what,
-			got ? got : "(null)", want ? want : "(null)");
+		fprintf(stderr,
+			"%s:%d: FAILED: %s: %s = \"%s\", expected "
+			"\"%s\"\n",
+			__FILE__, line, name, what, got ? got : "(null)",
+			want ? want : "(null)");
 	}
 }
 
-#define CHECK_OPT(field) \
+#define CHECK_OPT(field)                                                       \
 	check_opt_str(#field, ev->field, e->field, name, __LINE__)
 
 static void check_event(const char *name, const struct uevent *ev,
 			const struct expect *e)
 {
-	CHECK_MSG(ev->action == e->action, "%s: action %s, expected %s",
-		  name, uevent_action_name(ev->action),
+	CHECK_MSG(ev->action == e->action, "%s: action %s, expected %s", name,
+		  uevent_action_name(ev->action),
 		  uevent_action_name(e->action));
 	CHECK_OPT(devpath);
 	CHECK_OPT(devpath_old);
@@ -191,7 +273,7 @@ static int parse_copy(const char *data, size_t len, char **bufp,
 	char *buf = malloc(len + 1);
 
 	memcpy(buf, data, len);
-	buf[len] = 'X';		/* must be overwritten, not relied on */
+	buf[len] = 'X'; /* must be overwritten, not relied on */
 	*bufp = buf;
 	return uevent_parse(buf, len, ev);
 }
@@ -232,29 +314,31 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ "empty", "", 0 },
 	{ "one NUL", DG("\0") },
-	{ "no '@'",
-	  DG("add\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
+	{ "no '@'", DG("add\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
 	{ "header only", DG("add@/devices/x") },
 	{ "header and NUL only", DG("add@/devices/x\0") },
 	{ "empty header", DG("\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "empty header action",
-	  DG("@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
+	{ "empty header action", DG("@/devices/x\0ACTION=add\0DEVPATH=/devices/"
+				    "x\0" SUB SEQ) },
 	{ "empty header path",
 	  DG("add@\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "header action != ACTION",
-	  DG("add@/devices/x\0ACTION=remove\0DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "header path != DEVPATH",
-	  DG("add@/devices/y\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "header path a prefix of DEVPATH",
-	  DG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x/y\0" SUB SEQ) },
-	{ "unknown action",
-	  DG("frob@/devices/x\0ACTION=frob\0DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "unknown action in the header only",
-	  DG("frob@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "unknown ACTION",
-	  DG("add@/devices/x\0ACTION=frob\0DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "upper-case action",
-	  DG("ADD@/devices/x\0ACTION=ADD\0DEVPATH=/devices/x\0" SUB SEQ) },
+	{ "header action != ACTION", DG("add@/devices/"
+					"x\0ACTION=remove\0DEVPATH=/devices/"
+					"x\0" SUB SEQ) },
+	{ "header path != DEVPATH", DG("add@/devices/y\0ACTION=add\0DEVPATH=/"
+				       "devices/x\0" SUB SEQ) },
+	{ "header path a prefix of DEVPATH", DG("add@/devices/"
+						"x\0ACTION=add\0DEVPATH=/"
+						"devices/x/y\0" SUB SEQ) },
+	{ "unknown action", DG("frob@/devices/x\0ACTION=frob\0DEVPATH=/devices/"
+			       "x\0" SUB SEQ) },
+	{ "unknown action in the header only", DG("frob@/devices/"
+						  "x\0ACTION=add\0DEVPATH=/"
+						  "devices/x\0" SUB SEQ) },
+	{ "unknown ACTION", DG("add@/devices/x\0ACTION=frob\0DEVPATH=/devices/"
+			       "x\0" SUB SEQ) },
+	{ "upper-case action", DG("ADD@/devices/x\0ACTION=ADD\0DEVPATH=/"
+				  "devices/x\0" SUB SEQ) },
 	{ "missing ACTION",
 	  DG("add@/devices/x\0DEVPATH=/devices/x\0" SUB SEQ) },
 	{ "missing DEVPATH", DG("add@/devices/x\0ACTION=add\0" SUB SEQ) },
@@ -265,8 +349,7 @@ static const struct bad_case bad_cases[] = {
 	{ "SEQNUM=abc", DG(HDR SUB "SEQNUM=abc\0") },
 	{ "SEQNUM=-1", DG(HDR SUB "SEQNUM=-1\0") },
 	{ "SEQNUM=", DG(HDR SUB "SEQNUM=\0") },
-	{ "SEQNUM overflows",
-	  DG(HDR SUB "SEQNUM=18446744073709551616\0") },
+	{ "SEQNUM overflows", DG(HDR SUB "SEQNUM=18446744073709551616\0") },
 	{ "SEQNUM with a blank", DG(HDR SUB "SEQNUM= 1\0") },
 	{ "field without '='", DG(HDR SUB "GARBAGE\0" SEQ) },
 	{ "field starting with '='", DG(HDR SUB "=value\0" SEQ) },
@@ -283,55 +366,49 @@ static const struct bad_case bad_cases[] = {
 	{ "PARTN=abc", DG(HDR SUB "PARTN=abc\0" SEQ) },
 	{ "PARTN=65536", DG(HDR SUB "PARTN=65536\0" SEQ) },
 	{ "DISKSEQ=x", DG(HDR SUB "DISKSEQ=x\0" SEQ) },
-	{ "IFINDEX=0", DG(HDR "SUBSYSTEM=net\0INTERFACE=eth0\0IFINDEX=0\0"
-			  SEQ) },
+	{ "IFINDEX=0", DG(HDR "SUBSYSTEM=net\0INTERFACE=eth0\0IFINDEX="
+			      "0\0" SEQ) },
 	{ "IFINDEX=-1", DG(HDR "SUBSYSTEM=net\0IFINDEX=-1\0" SEQ) },
-	{ "IFINDEX=2147483648",
-	  DG(HDR "SUBSYSTEM=net\0IFINDEX=2147483648\0" SEQ) },
+	{ "IFINDEX=2147483648", DG(HDR "SUBSYSTEM=net\0IFINDEX="
+				       "2147483648\0" SEQ) },
 	{ "empty INTERFACE", DG(HDR "SUBSYSTEM=net\0INTERFACE=\0" SEQ) },
-	{ "INTERFACE with '/'",
-	  DG(HDR "SUBSYSTEM=net\0INTERFACE=a/b\0" SEQ) },
-	{ "DEVPATH with /../",
-	  DG("add@/devices/../../etc\0ACTION=add"
-	     "\0DEVPATH=/devices/../../etc\0" SUB SEQ) },
-	{ "DEVPATH ending in /..",
-	  DG("add@/devices/x/..\0ACTION=add\0DEVPATH=/devices/x/..\0" SUB
-	     SEQ) },
-	{ "DEVPATH with /./",
-	  DG("add@/devices/./x\0ACTION=add\0DEVPATH=/devices/./x\0" SUB SEQ) },
-	{ "DEVPATH with //",
-	  DG("add@/devices//x\0ACTION=add\0DEVPATH=/devices//x\0" SUB SEQ) },
-	{ "DEVPATH with a trailing /",
-	  DG("add@/devices/x/\0ACTION=add\0DEVPATH=/devices/x/\0" SUB SEQ) },
-	{ "relative DEVPATH",
-	  DG("add@devices/x\0ACTION=add\0DEVPATH=devices/x\0" SUB SEQ) },
+	{ "INTERFACE with '/'", DG(HDR "SUBSYSTEM=net\0INTERFACE=a/b\0" SEQ) },
+	{ "DEVPATH with /../", DG("add@/devices/../../etc\0ACTION=add"
+				  "\0DEVPATH=/devices/../../etc\0" SUB SEQ) },
+	{ "DEVPATH ending in /..", DG("add@/devices/x/..\0ACTION=add\0DEVPATH=/"
+				      "devices/x/..\0" SUB SEQ) },
+	{ "DEVPATH with /./", DG("add@/devices/./x\0ACTION=add\0DEVPATH=/"
+				 "devices/./x\0" SUB SEQ) },
+	{ "DEVPATH with //", DG("add@/devices//x\0ACTION=add\0DEVPATH=/devices/"
+				"/x\0" SUB SEQ) },
+	{ "DEVPATH with a trailing /", DG("add@/devices/x/"
+					  "\0ACTION=add\0DEVPATH=/devices/x/"
+					  "\0" SUB SEQ) },
+	{ "relative DEVPATH", DG("add@devices/x\0ACTION=add\0DEVPATH=devices/"
+				 "x\0" SUB SEQ) },
 	{ "DEVPATH=/", DG("add@/\0ACTION=add\0DEVPATH=/\0" SUB SEQ) },
-	{ "DEVPATH_OLD with /../",
-	  DG(HDR "SUBSYSTEM=net\0DEVPATH_OLD=/devices/../x\0" SEQ) },
-	{ "relative DEVPATH_OLD",
-	  DG(HDR "SUBSYSTEM=net\0DEVPATH_OLD=x\0" SEQ) },
+	{ "DEVPATH_OLD with /../", DG(HDR "SUBSYSTEM=net\0DEVPATH_OLD=/devices/"
+					  "../x\0" SEQ) },
+	{ "relative DEVPATH_OLD", DG(HDR "SUBSYSTEM=net\0DEVPATH_OLD="
+					 "x\0" SEQ) },
 	{ "DEVNAME=../etc/passwd", DG(HDR SUB "DEVNAME=../etc/passwd\0" SEQ) },
 	{ "DEVNAME=a/../../x", DG(HDR SUB "DEVNAME=a/../../x\0" SEQ) },
 	{ "DEVNAME=..", DG(HDR SUB "DEVNAME=..\0" SEQ) },
 	{ "absolute DEVNAME", DG(HDR SUB "DEVNAME=/dev/sda\0" SEQ) },
 	{ "empty DEVNAME", DG(HDR SUB "DEVNAME=\0" SEQ) },
-	{ "libudev message",
-	  DG("libudev\0\xfe\xed\xca\xfe\x28\0\0\0ACTION=add\0"
-	     "DEVPATH=/devices/x\0" SUB SEQ) },
-	{ "DEVNAME twice",
-	  DG(HDR SUB "DEVNAME=sda\0DEVNAME=sdb\0" SEQ) },
-	{ "DEVPATH twice",
-	  DG(HDR "DEVPATH=/devices/x\0" SUB SEQ) },
+	{ "libudev message", DG("libudev\0\xfe\xed\xca\xfe\x28\0\0\0ACTION="
+				"add\0"
+				"DEVPATH=/devices/x\0" SUB SEQ) },
+	{ "DEVNAME twice", DG(HDR SUB "DEVNAME=sda\0DEVNAME=sdb\0" SEQ) },
+	{ "DEVPATH twice", DG(HDR "DEVPATH=/devices/x\0" SUB SEQ) },
 	{ "SUBSYSTEM twice", DG(HDR SUB "SUBSYSTEM=net\0" SEQ) },
 	{ "ACTION twice, same value", DG(HDR SUB "ACTION=add\0" SEQ) },
 	{ "ACTION twice, other value", DG(HDR SUB "ACTION=remove\0" SEQ) },
-	{ "MAJOR twice",
-	  DG(HDR SUB "MAJOR=8\0MINOR=0\0MAJOR=9\0" SEQ) },
-	{ "MINOR twice",
-	  DG(HDR SUB "MAJOR=8\0MINOR=0\0MINOR=1\0" SEQ) },
+	{ "MAJOR twice", DG(HDR SUB "MAJOR=8\0MINOR=0\0MAJOR=9\0" SEQ) },
+	{ "MINOR twice", DG(HDR SUB "MAJOR=8\0MINOR=0\0MINOR=1\0" SEQ) },
 	{ "SEQNUM twice", DG(HDR SUB SEQ "SEQNUM=2\0") },
-	{ "IFINDEX twice",
-	  DG(HDR "SUBSYSTEM=net\0IFINDEX=2\0IFINDEX=3\0" SEQ) },
+	{ "IFINDEX twice", DG(HDR "SUBSYSTEM=net\0IFINDEX=2\0IFINDEX="
+				  "3\0" SEQ) },
 	{ "PARTN twice", DG(HDR SUB "PARTN=1\0PARTN=2\0" SEQ) },
 	{ "DISKSEQ twice", DG(HDR SUB "DISKSEQ=1\0DISKSEQ=2\0" SEQ) },
 };
@@ -405,69 +482,185 @@ struct file_case {
 };
 
 static const struct file_case file_cases[] = {
-	{ "loop0", DG("MAJOR=7\nMINOR=0\nDEVNAME=loop0\nDEVTYPE=disk\n"
-		      "DISKSEQ=9\n"), LOOP0, "block", 0,
-	  { .action = UEVENT_ADD, .devpath = LOOP0, .subsystem = "block",
-	    .devname = "loop0", .devtype = "disk", .has_devt = 1,
-	    .major = 7, .minor = 0, .diskseq = 9 } },
-	{ "partition", DG("MAJOR=254\nMINOR=1\nDEVNAME=vda1\n"
-			  "DEVTYPE=partition\nDISKSEQ=1\nPARTN=1\n"
-			  "PARTNAME=EFI System Partition\n"), VDA1, "block", 0,
-	  { .action = UEVENT_ADD, .devpath = VDA1, .subsystem = "block",
-	    .devname = "vda1", .devtype = "partition",
-	    .partname = "EFI System Partition", .has_devt = 1, .major = 254,
-	    .minor = 1, .partn = 1, .diskseq = 1 } },
-	{ "net", DG("INTERFACE=eth0\nIFINDEX=2\n"),
-	  "/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0", "net", 0,
+	{ "loop0",
+	  DG("MAJOR=7\nMINOR=0\nDEVNAME=loop0\nDEVTYPE=disk\n"
+	     "DISKSEQ=9\n"),
+	  LOOP0,
+	  "block",
+	  0,
+	  { .action = UEVENT_ADD,
+	    .devpath = LOOP0,
+	    .subsystem = "block",
+	    .devname = "loop0",
+	    .devtype = "disk",
+	    .has_devt = 1,
+	    .major = 7,
+	    .minor = 0,
+	    .diskseq = 9 } },
+	{ "partition",
+	  DG("MAJOR=254\nMINOR=1\nDEVNAME=vda1\n"
+	     "DEVTYPE=partition\nDISKSEQ=1\nPARTN=1\n"
+	     "PARTNAME=EFI System Partition\n"),
+	  VDA1,
+	  "block",
+	  0,
+	  { .action = UEVENT_ADD,
+	    .devpath = VDA1,
+	    .subsystem = "block",
+	    .devname = "vda1",
+	    .devtype = "partition",
+	    .partname = "EFI System Partition",
+	    .has_devt = 1,
+	    .major = 254,
+	    .minor = 1,
+	    .partn = 1,
+	    .diskseq = 1 } },
+	{ "net",
+	  DG("INTERFACE=eth0\nIFINDEX=2\n"),
+	  "/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0",
+	  "net",
+	  0,
 	  { .action = UEVENT_ADD,
 	    .devpath = "/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0",
-	    .subsystem = "net", .interface = "eth0", .ifindex = 2 } },
-	{ "tty", DG("MAJOR=4\nMINOR=64\nDEVNAME=ttyS0\n"), TTYS0, "tty", 0,
-	  { .action = UEVENT_ADD, .devpath = TTYS0, .subsystem = "tty",
-	    .devname = "ttyS0", .has_devt = 1, .major = 4, .minor = 64 } },
-	{ "no trailing newline", DG("MAJOR=7\nMINOR=0"), LOOP0, "block", 0,
-	  { .action = UEVENT_ADD, .devpath = LOOP0, .subsystem = "block",
-	    .has_devt = 1, .major = 7 } },
-	{ "trailing newlines", DG("DEVTYPE=disk\n\n\n"), LOOP0, "block", 0,
-	  { .action = UEVENT_ADD, .devpath = LOOP0, .subsystem = "block",
+	    .subsystem = "net",
+	    .interface = "eth0",
+	    .ifindex = 2 } },
+	{ "tty",
+	  DG("MAJOR=4\nMINOR=64\nDEVNAME=ttyS0\n"),
+	  TTYS0,
+	  "tty",
+	  0,
+	  { .action = UEVENT_ADD,
+	    .devpath = TTYS0,
+	    .subsystem = "tty",
+	    .devname = "ttyS0",
+	    .has_devt = 1,
+	    .major = 4,
+	    .minor = 64 } },
+	{ "no trailing newline",
+	  DG("MAJOR=7\nMINOR=0"),
+	  LOOP0,
+	  "block",
+	  0,
+	  { .action = UEVENT_ADD,
+	    .devpath = LOOP0,
+	    .subsystem = "block",
+	    .has_devt = 1,
+	    .major = 7 } },
+	{ "trailing newlines",
+	  DG("DEVTYPE=disk\n\n\n"),
+	  LOOP0,
+	  "block",
+	  0,
+	  { .action = UEVENT_ADD,
+	    .devpath = LOOP0,
+	    .subsystem = "block",
 	    .devtype = "disk" } },
-	{ "empty file", DG(""), "/devices/virtual/misc/x", "misc", 0,
-	  { .action = UEVENT_ADD, .devpath = "/devices/virtual/misc/x",
+	{ "empty file",
+	  DG(""),
+	  "/devices/virtual/misc/x",
+	  "misc",
+	  0,
+	  { .action = UEVENT_ADD,
+	    .devpath = "/devices/virtual/misc/x",
 	    .subsystem = "misc" } },
 
-	{ "ACTION in a file", DG("ACTION=add\nMAJOR=7\nMINOR=0\n"), LOOP0,
-	  "block", -EBADMSG, { 0 } },
-	{ "DEVPATH in a file", DG("DEVPATH=/devices/x\n"), LOOP0, "block",
-	  -EBADMSG, { 0 } },
-	{ "SUBSYSTEM in a file", DG("SUBSYSTEM=block\n"), LOOP0, "block",
-	  -EBADMSG, { 0 } },
-	{ "NUL in a file", DG("MAJOR=7\n\0MINOR=0\n"), LOOP0, "block",
-	  -EBADMSG, { 0 } },
-	{ "empty line", DG("MAJOR=7\n\nMINOR=0\n"), LOOP0, "block",
-	  -EBADMSG, { 0 } },
-	{ "leading empty line", DG("\nMAJOR=7\nMINOR=0\n"), LOOP0, "block",
-	  -EBADMSG, { 0 } },
-	{ "line without '='", DG("MAJOR=7\nMINOR=0\nJUNK\n"), LOOP0,
-	  "block", -EBADMSG, { 0 } },
-	{ "MAJOR without MINOR", DG("MAJOR=7\n"), LOOP0, "block", -EBADMSG,
+	{ "ACTION in a file",
+	  DG("ACTION=add\nMAJOR=7\nMINOR=0\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
 	  { 0 } },
-	{ "bad MINOR", DG("MAJOR=7\nMINOR=x\n"), LOOP0, "block", -EBADMSG,
+	{ "DEVPATH in a file",
+	  DG("DEVPATH=/devices/x\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
 	  { 0 } },
-	{ "DEVNAME=../x", DG("DEVNAME=../x\n"), LOOP0, "block", -EBADMSG,
+	{ "SUBSYSTEM in a file",
+	  DG("SUBSYSTEM=block\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
 	  { 0 } },
-	{ "IFINDEX=0", DG("INTERFACE=eth0\nIFINDEX=0\n"), LOOP0, "net",
-	  -EBADMSG, { 0 } },
-	{ "DEVNAME twice", DG("DEVNAME=a\nDEVNAME=b\n"), LOOP0, "block",
-	  -EBADMSG, { 0 } },
-	{ "unsafe devpath", DG("MAJOR=7\nMINOR=0\n"), "/devices/../x",
-	  "block", -EBADMSG, { 0 } },
-	{ "relative devpath", DG("MAJOR=7\nMINOR=0\n"), "devices/x", "block",
-	  -EBADMSG, { 0 } },
-	{ "no devpath", DG("MAJOR=7\nMINOR=0\n"), NULL, "block", -EBADMSG,
+	{ "NUL in a file",
+	  DG("MAJOR=7\n\0MINOR=0\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
 	  { 0 } },
-	{ "no subsystem", DG("MAJOR=7\nMINOR=0\n"), LOOP0, NULL, -EBADMSG,
+	{ "empty line",
+	  DG("MAJOR=7\n\nMINOR=0\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
 	  { 0 } },
-	{ "empty subsystem", DG("MAJOR=7\nMINOR=0\n"), LOOP0, "", -EBADMSG,
+	{ "leading empty line",
+	  DG("\nMAJOR=7\nMINOR=0\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "line without '='",
+	  DG("MAJOR=7\nMINOR=0\nJUNK\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "MAJOR without MINOR",
+	  DG("MAJOR=7\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "bad MINOR",
+	  DG("MAJOR=7\nMINOR=x\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "DEVNAME=../x", DG("DEVNAME=../x\n"), LOOP0, "block", -EBADMSG, { 0 } },
+	{ "IFINDEX=0",
+	  DG("INTERFACE=eth0\nIFINDEX=0\n"),
+	  LOOP0,
+	  "net",
+	  -EBADMSG,
+	  { 0 } },
+	{ "DEVNAME twice",
+	  DG("DEVNAME=a\nDEVNAME=b\n"),
+	  LOOP0,
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "unsafe devpath",
+	  DG("MAJOR=7\nMINOR=0\n"),
+	  "/devices/../x",
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "relative devpath",
+	  DG("MAJOR=7\nMINOR=0\n"),
+	  "devices/x",
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "no devpath",
+	  DG("MAJOR=7\nMINOR=0\n"),
+	  NULL,
+	  "block",
+	  -EBADMSG,
+	  { 0 } },
+	{ "no subsystem",
+	  DG("MAJOR=7\nMINOR=0\n"),
+	  LOOP0,
+	  NULL,
+	  -EBADMSG,
+	  { 0 } },
+	{ "empty subsystem",
+	  DG("MAJOR=7\nMINOR=0\n"),
+	  LOOP0,
+	  "",
+	  -EBADMSG,
 	  { 0 } },
 };
 
@@ -513,7 +706,7 @@ static void test_action_names(void)
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		CHECK_STR(uevent_action_name(names[i].a), names[i].name);
 	CHECK_STR(uevent_action_name((enum uevent_action)99), "unknown");
-	CHECK_STR(uevent_action_name((enum uevent_action)-1), "unknown");
+	CHECK_STR(uevent_action_name((enum uevent_action) - 1), "unknown");
 }
 
 int main(void)
