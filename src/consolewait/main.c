@@ -132,7 +132,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 			return -1;
 		}
 		if (opt == CLI_OPT_VERSION) {
-			printf("consolewait %s\n", WAITDEV_VERSION);
+			cli_print_version("consolewait");
 			return -1;
 		}
 		return cli_usage_error("%s: unknown option or missing argument "

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 			return EXIT_FOUND;
 		}
 		if (opt == CLI_OPT_VERSION) {
-			printf("rootwait %s\n", WAITDEV_VERSION);
+			cli_print_version("rootwait");
 			return EXIT_FOUND;
 		}
 		return cli_usage_error("%s: unknown option or missing argument "

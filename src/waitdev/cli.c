@@ -8,6 +8,9 @@
 
 #include "cli.h"
 #include "log.h"
+#include "modload.h"
+#include "probe.h"
+#include "source.h"
 #include "util.h"
 
 void cli_init(struct cli *c, const char *program)
@@ -16,6 +19,13 @@ void cli_init(struct cli *c, const char *program)
 	c->uevent_fd = -1;
 	c->kmsg = -1;
 	log_set_program(program);
+}
+
+void cli_print_version(const char *program)
+{
+	printf("%s %s (probe: %s, modload: %s, udev source: %s)\n", program,
+	       WAITDEV_VERSION, probe_backend(), modload_backend(),
+	       source_udev_available() ? "yes" : "no");
 }
 
 int cli_usage_error(const char *fmt, ...)

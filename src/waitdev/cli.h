@@ -95,6 +95,9 @@ void cli_apply_timeout(const struct cli *c, struct wait_config *cfg);
 int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	    struct engine **out);
 
+/* Prints "PROGRAM VERSION (probe: X, modload: Y, udev source: yes|no)". */
+void cli_print_version(const char *program);
+
 /* The "program: error" line for usage errors; returns EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

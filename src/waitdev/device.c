@@ -25,7 +25,9 @@ void device_clear(struct device *dev)
 	free(dev->devpath);
 	free(dev->name);
 	free(dev->partname);
+	free(dev->fs_type);
 	free(dev->fs_uuid);
+	free(dev->devlinks);
 	free(dev->fs_label);
 	free(dev->part_uuid);
 	memset(dev, 0, sizeof(*dev));

@@ -110,6 +110,21 @@ static int set_string(char **slot, const char *val)
 	return 0;
 }
 
+/* udevd's view of a block device replaces what we had, as a whole. */
+static int udev_properties(struct device *dev, const struct uevent *ev)
+{
+	if (!ev->udev)
+		return 0;
+	dev->probed = true;
+	if (set_string(&dev->fs_type, ev->fs_type) < 0 ||
+	    set_string(&dev->fs_uuid, ev->fs_uuid) < 0 ||
+	    set_string(&dev->fs_label, ev->fs_label) < 0 ||
+	    set_string(&dev->part_uuid, ev->part_uuid) < 0 ||
+	    set_string(&dev->devlinks, ev->devlinks) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 struct device *devtab_update(struct devtab *tab, const struct uevent *ev,
 			     unsigned gen)
 {
@@ -160,6 +175,8 @@ struct device *devtab_update(struct devtab *tab, const struct uevent *ev,
 			goto nomem;
 		if (ev->diskseq)
 			dev->diskseq = ev->diskseq;
+		if (udev_properties(dev, ev) < 0)
+			goto nomem;
 	}
 	if (kind == DEV_NET && ev->ifindex)
 		dev->ifindex = ev->ifindex;

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "coldplug.h"
 #include "deadline.h"
 #include "engine.h"
 #include "log.h"
@@ -23,6 +26,7 @@ struct engine {
 	bool want[DEV_NET + 1]; /* kinds some target waits for */
 	bool want_link;		/* a net target asks for :up/:carrier */
 	bool want_probe;
+	bool use_udev;
 
 	struct devtab *devtab;
 	struct sysfs *sysfs;
@@ -51,6 +55,21 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 		return -ENOMEM;
 	e->opts = *opts;
 	e->epoll_fd = e->timer_fd = e->signal_fd = -1;
+	switch (opts->source) {
+	case ENGINE_SOURCE_UDEV:
+		e->use_udev = true;
+		break;
+	case ENGINE_SOURCE_AUTO:
+		e->use_udev = opts->uevent_fd < 0 && source_udev_available() &&
+			      source_udev_running();
+		break;
+	default:
+		break;
+	}
+	if (e->use_udev && !source_udev_available()) {
+		free(e);
+		return -EOPNOTSUPP;
+	}
 	r = devtab_new(&e->devtab);
 	if (r < 0) {
 		free(e);
@@ -90,8 +109,9 @@ int engine_add_target(struct engine *e, const char *role,
 		return -E2BIG;
 	if (kind == DEV_OTHER || spec->type == SPEC_CONSOLE_OTHER)
 		return -EINVAL;
-	if ((need == SPEC_NEED_PROBE && !probe_available()) ||
-	    need == SPEC_NEED_UDEV)
+	/* udev's database answers both; probing only the first */
+	if ((need == SPEC_NEED_PROBE && !probe_available() && !e->use_udev) ||
+	    (need == SPEC_NEED_UDEV && !e->use_udev))
 		return -EOPNOTSUPP;
 	t = &e->targets[e->n_targets++];
 	memset(t, 0, sizeof(*t));
@@ -100,8 +120,15 @@ int engine_add_target(struct engine *e, const char *role,
 	t->timeout_ms = timeout_ms;
 	e->want[kind] = true;
 	e->want_link |= kind == DEV_NET && spec->net_state != NET_EXISTS;
-	e->want_probe |= need == SPEC_NEED_PROBE;
+	/* with probing available, a root must carry a filesystem: probe
+	 * every block device then, whatever the spec's form */
+	e->want_probe |= kind == DEV_BLOCK && probe_available() && !e->use_udev;
 	return 0;
+}
+
+bool engine_uses_udev(const struct engine *e)
+{
+	return e->use_udev;
 }
 
 unsigned int engine_target_count(const struct engine *e)
@@ -146,9 +173,29 @@ static void target_found(struct engine *e, struct target *t,
 		   (unsigned long long)(t->waited_ms % 1000));
 }
 
-static bool target_accepts(const struct target *t, const struct device *dev)
+/* PARTUUID=X/PARTNROFF=N: partition number + N on the disk of X. */
+static bool match_partnroff(const struct engine *e, const struct target *t,
+			    const struct device *dev)
 {
-	return spec_match(&t->spec, dev) && spec_device_ready(&t->spec, dev);
+	size_t i;
+
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		const struct device *anchor = devtab_at(e->devtab, i);
+
+		if (anchor->kind == DEV_BLOCK && anchor->part_uuid &&
+		    strcasecmp(anchor->part_uuid, t->spec.value) == 0)
+			return spec_match_sibling(&t->spec, anchor, dev);
+	}
+	return false;
+}
+
+static bool target_accepts(const struct engine *e, const struct target *t,
+			   const struct device *dev)
+{
+	bool match = t->spec.has_partnroff ? match_partnroff(e, t, dev) :
+					     spec_match(&t->spec, dev);
+
+	return match && spec_device_ready(&t->spec, dev);
 }
 
 /*
@@ -169,7 +216,7 @@ static void target_lost(struct engine *e, struct target *t, const char *why)
 	for (i = 0; i < devtab_count(e->devtab); i++) {
 		const struct device *dev = devtab_at(e->devtab, i);
 
-		if (dev != gone && target_accepts(t, dev)) {
+		if (dev != gone && target_accepts(e, t, dev)) {
 			target_found(e, t, dev);
 			return;
 		}
@@ -183,7 +230,7 @@ static void engine_evaluate(struct engine *e, const struct device *dev)
 
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
-		bool ok = target_accepts(t, dev);
+		bool ok = target_accepts(e, t, dev);
 
 		if (t->state == TARGET_FOUND && t->dev == dev && !ok)
 			target_lost(e, t, "is no longer ready");
@@ -205,12 +252,47 @@ static void engine_forget(struct engine *e, struct device *dev)
 	devtab_remove(e->devtab, dev);
 }
 
+/*
+ * Probes a block device once per event (a rescan re-announces devices we
+ * know: those keep their result) so that UUID=/LABEL= can match and a
+ * root counts as ready only with a filesystem on it.
+ */
+static void engine_probe(struct engine *e, struct device *dev,
+			 const struct uevent *ev)
+{
+	char node[512];
+	int r;
+
+	if (dev->probed && ev->seqnum == 0)
+		return;
+	dev->probed = false;
+	if (dev->size == 0 || !dev->name)
+		return; /* nothing to read: no medium */
+	snprintf(node, sizeof(node), "%s/%s",
+		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
+	r = probe_block(dev, node);
+	if (r < 0) {
+		/* unreadable: we know nothing, readiness goes by size */
+		log_debug("%s: probe: %s", node, strerror(-r));
+		return;
+	}
+	dev->probed = true;
+	log_debug("%s: type %s uuid %s label %s partuuid %s", node,
+		  dev->fs_type ? dev->fs_type : "-",
+		  dev->fs_uuid ? dev->fs_uuid : "-",
+		  dev->fs_label ? dev->fs_label : "-",
+		  dev->part_uuid ? dev->part_uuid : "-");
+}
+
 static int engine_apply(struct engine *e, const struct uevent *ev)
 {
 	enum dev_kind kind = devtab_kind_of(ev->subsystem);
 	struct device *dev;
 	int r;
 
+	/* drivers first: what they produce is what we wait for */
+	if (e->opts.modload && ev->modalias && ev->action == UEVENT_ADD)
+		modload_request(e->opts.modload, ev->modalias);
 	if (!e->want[kind] || kind == DEV_OTHER)
 		return 0;
 	log_debug("uevent %s %s %s", uevent_action_name(ev->action),
@@ -236,8 +318,8 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 	r = sysfs_read_attrs(e->sysfs, dev);
 	if (r < 0)
 		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));
-	if (e->want_probe && kind == DEV_BLOCK && dev->size > 0)
-		probe_block(dev);
+	if (e->want_probe && kind == DEV_BLOCK)
+		engine_probe(e, dev, ev);
 	engine_evaluate(e, dev);
 	return 0;
 }
@@ -258,7 +340,7 @@ static int engine_scan(struct engine *e, bool sweep)
 	for (kind = DEV_BLOCK; kind <= DEV_NET; kind++) {
 		if (!e->want[kind])
 			continue;
-		r = sysfs_scan(e->sysfs, kind, scan_cb, e);
+		r = source_scan(e->source, kind, scan_cb, e);
 		if (r < 0)
 			return r;
 	}
@@ -433,10 +515,12 @@ static int engine_subscribe(struct engine *e)
 			strerror(-r));
 		return r;
 	}
-	if (e->opts.uevent_fd >= 0)
-		r = source_open_fd(&e->source, e->opts.uevent_fd);
+	if (e->use_udev)
+		r = source_open_udev(&e->source, e->opts.rcvbuf);
+	else if (e->opts.uevent_fd >= 0)
+		r = source_open_fd(&e->source, e->sysfs, e->opts.uevent_fd);
 	else
-		r = source_open_kernel(&e->source, e->opts.rcvbuf);
+		r = source_open_kernel(&e->source, e->sysfs, e->opts.rcvbuf);
 	if (r < 0) {
 		log_err("cannot subscribe to uevents: %s", strerror(-r));
 		return r;
@@ -545,6 +629,12 @@ int engine_run(struct engine *e)
 		return r;
 	if (e->opts.after_scan)
 		e->opts.after_scan(e->opts.hook_ctx);
+	if (e->opts.coldplug) {
+		/* subscribed already: the replayed "add"s come to us */
+		r = coldplug_trigger(e->sysfs);
+		if (r < 0)
+			log_warn("coldplug: %s", strerror(-r));
+	}
 	engine_expire(e); /* a zero timeout means "look once" */
 	r = engine_loop(e);
 	if (r != 0)

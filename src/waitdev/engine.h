@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "devtab.h"
+#include "modload.h"
 #include "source.h"
 #include "spec.h"
 
@@ -38,10 +39,22 @@ struct target {
 	unsigned int lost;	  /* times it went away again */
 };
 
+enum engine_source {
+	ENGINE_SOURCE_KERNEL = 0, /* kernel uevents (or uevent_fd) + sysfs */
+	ENGINE_SOURCE_UDEV,	  /* udevd's events and database (libudev) */
+	ENGINE_SOURCE_AUTO,	  /* udev when built in and udevd runs */
+};
+
 struct engine_options {
 	const char *sysfs_root; /* NULL: /sys */
+	const char *dev_root;	/* NULL: /dev (device nodes to probe) */
 	int uevent_fd;		/* -1: the kernel's netlink socket */
 	int rcvbuf;		/* 0: SOURCE_RCVBUF_DEFAULT */
+	enum engine_source source;
+	/* load modules for each MODALIAS seen (NULL: do not) */
+	struct modload *modload;
+	/* after the scan, ask the kernel to replay "add" for bus devices */
+	bool coldplug;
 	/* tests: run between subscribing and scanning, and after the scan */
 	void (*after_subscribe)(void *ctx);
 	void (*after_scan)(void *ctx);
@@ -62,7 +75,8 @@ void engine_free(struct engine *e);
 
 /*
  * Adds something to wait for. -EOPNOTSUPP when the spec needs a back end
- * this build lacks (see spec_need()), -E2BIG past ENGINE_TARGETS_MAX.
+ * this build or this source lacks (see spec_need()), -E2BIG past
+ * ENGINE_TARGETS_MAX.
  */
 int engine_add_target(struct engine *e, const char *role,
 		      const struct spec *spec, uint64_t timeout_ms);
@@ -74,6 +88,9 @@ int engine_add_target(struct engine *e, const char *role,
  * engine_free().
  */
 int engine_run(struct engine *e);
+
+/* Whether this engine reads udevd's events (after resolving AUTO). */
+bool engine_uses_udev(const struct engine *e);
 
 unsigned int engine_target_count(const struct engine *e);
 const struct target *engine_target(const struct engine *e, unsigned int i);

@@ -84,7 +84,7 @@ static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
 			usage();
 			return -1;
 		case CLI_OPT_VERSION:
-			printf("waitdev %s\n", WAITDEV_VERSION);
+			cli_print_version("waitdev");
 			return -1;
 		default:
 			return cli_usage_error("%s: unknown option or missing "

@@ -17,9 +17,13 @@
 const char *probe_backend(void);
 bool probe_available(void);
 /*
- * Fills @dev->fs_uuid, fs_label and part_uuid from /dev/@dev->name.
- * Returns 0, or a negative errno (-EOPNOTSUPP without a back end).
+ * Reads the superblock and partition entry of @node (normally
+ * /dev/NAME; any file in tests) and sets @dev->fs_type, fs_uuid,
+ * fs_label and part_uuid, NULL where nothing was found. Returns 0 when
+ * the device was read (whether or not something was recognised), or a
+ * negative errno when it could not be (-EOPNOTSUPP without a back end):
+ * then nothing is known about it.
  */
-int probe_block(struct device *dev);
+int probe_block(struct device *dev, const char *node);
 
 #endif

@@ -14,8 +14,9 @@ bool probe_available(void)
 	return false;
 }
 
-int probe_block(struct device *dev)
+int probe_block(struct device *dev, const char *node)
 {
 	(void)dev;
+	(void)node;
 	return -EOPNOTSUPP;
 }

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The common part of every uevent source, and the two that read kernel
+ * datagrams: the NETLINK_KOBJECT_UEVENT socket and a test/replay fd.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -6,78 +10,32 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "source.h"
+#include "source_impl.h"
 #include "util.h"
 
-struct source {
-	int fd;
+/* Kernel datagrams are parsed in place in this buffer. */
+struct datagram {
 	bool netlink;
-	struct source_stats stats;
 	char buf[UEVENT_RECV_SIZE + 1];
 };
 
-static struct source *source_alloc(int fd, bool netlink)
+struct source *source_new(const struct source_ops *ops, int fd)
 {
 	struct source *src = calloc(1, sizeof(*src));
 
 	if (!src)
 		return NULL;
+	src->ops = ops;
 	src->fd = fd;
-	src->netlink = netlink;
 	return src;
-}
-
-int source_open_kernel(struct source **out, int rcvbuf)
-{
-	struct sockaddr_nl addr = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = 1, /* the kernel's group; udevd's is 2 */
-	};
-	int one = 1, size = rcvbuf > 0 ? rcvbuf : SOURCE_RCVBUF_DEFAULT;
-	_cleanup_close_ int fd = -1;
-
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    NETLINK_KOBJECT_UEVENT);
-	if (fd < 0)
-		return -errno;
-	/* FORCE passes rmem_max as root; an explicit small size (tests)
-	 * must stay small, so only the default tries FORCE */
-	if (rcvbuf > 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) <
-		    0)
-			log_debug("SO_RCVBUF %d: %m", size);
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		return -errno;
-	*out = source_alloc(fd, true);
-	if (!*out)
-		return -ENOMEM;
-	fd = -1;
-	return 0;
-}
-
-int source_open_fd(struct source **out, int fd)
-{
-	int one = 1, fl;
-
-	/* credentials are checked on this path too */
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
-		return -errno;
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return -errno;
-	*out = source_alloc(fd, false);
-	return *out ? 0 : -ENOMEM;
 }
 
 void source_free(struct source *src)
 {
 	if (!src)
 		return;
+	if (src->ops->free)
+		src->ops->free(src);
 	if (src->fd >= 0)
 		close(src->fd);
 	free(src);
@@ -91,6 +49,40 @@ int source_fd(const struct source *src)
 const struct source_stats *source_stats(const struct source *src)
 {
 	return &src->stats;
+}
+
+bool source_has_udev_properties(const struct source *src)
+{
+	return src->ops->udev_properties;
+}
+
+bool source_udev_running(void)
+{
+	/* udevd creates its control socket when it is ready */
+	return access("/run/udev/control", F_OK) == 0;
+}
+
+int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
+		void *ctx)
+{
+	return src->ops->scan(src, kind, fn, ctx);
+}
+
+int source_recv(struct source *src, struct uevent *ev)
+{
+	for (;;) {
+		int r = src->ops->recv_one(src, ev);
+
+		if (r == 1)
+			return 1;
+		if (r == 0 || r == -EINTR)
+			continue;
+		if (r == -EAGAIN || r == -EWOULDBLOCK)
+			return 0;
+		if (r == -ENOBUFS)
+			src->stats.overflows++;
+		return r;
+	}
 }
 
 bool source_sender_trusted(const struct sockaddr_nl *nl, bool has_cred,
@@ -116,15 +108,16 @@ static bool find_cred(struct msghdr *msg, struct ucred *cred)
 	return false;
 }
 
-/* One datagram: 1 accepted, 0 dropped (counted), <0 errno. */
-static int source_recv_one(struct source *src, struct uevent *ev)
+/* One kernel-format datagram: 1 accepted, 0 dropped (counted), <0 errno. */
+static int datagram_recv_one(struct source *src, struct uevent *ev)
 {
+	struct datagram *dg = src->priv;
 	union {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(struct ucred))];
 	} control;
 	struct sockaddr_nl nl = { 0 };
-	struct iovec iov = { src->buf, UEVENT_RECV_SIZE };
+	struct iovec iov = { dg->buf, UEVENT_RECV_SIZE };
 	struct msghdr msg = {
 		.msg_name = &nl,
 		.msg_namelen = sizeof(nl),
@@ -140,20 +133,20 @@ static int source_recv_one(struct source *src, struct uevent *ev)
 	n = recvmsg(src->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0)
 		return -errno;
-	if (n == 0 && !src->netlink)
+	if (n == 0 && !dg->netlink)
 		return -EPIPE; /* the test feed was closed */
 	src->stats.received++;
 	has_cred = find_cred(&msg, &cred);
-	if (!source_sender_trusted(src->netlink ? &nl : NULL, has_cred,
+	if (!source_sender_trusted(dg->netlink ? &nl : NULL, has_cred,
 				   cred.uid)) {
 		src->stats.forged++;
 		log_debug("dropped a datagram from port %u uid %d",
-			  src->netlink ? nl.nl_pid : 0,
+			  dg->netlink ? nl.nl_pid : 0,
 			  has_cred ? (int)cred.uid : -1);
 		return 0;
 	}
 	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC) ||
-	    uevent_parse(src->buf, (size_t)n, ev) < 0) {
+	    uevent_parse(dg->buf, (size_t)n, ev) < 0) {
 		src->stats.malformed++;
 		log_debug("dropped a malformed uevent of %zd bytes", n);
 		return 0;
@@ -162,23 +155,83 @@ static int source_recv_one(struct source *src, struct uevent *ev)
 	return 1;
 }
 
-int source_recv(struct source *src, struct uevent *ev)
+static int datagram_scan(struct source *src, enum dev_kind kind,
+			 sysfs_scan_fn fn, void *ctx)
 {
-	for (;;) {
-		int r = source_recv_one(src, ev);
+	return sysfs_scan(src->sysfs, kind, fn, ctx);
+}
 
-		if (r == 1)
-			return 1;
-		if (r == 0)
-			continue;
-		if (r == -EINTR)
-			continue;
-		if (r == -EAGAIN || r == -EWOULDBLOCK)
-			return 0;
-		if (r == -ENOBUFS) {
-			src->stats.overflows++;
-			return -ENOBUFS;
-		}
-		return r; /* -EPIPE: the fd source's writer is gone */
+static void datagram_free(struct source *src)
+{
+	free(src->priv);
+}
+
+static const struct source_ops datagram_ops = {
+	.recv_one = datagram_recv_one,
+	.scan = datagram_scan,
+	.free = datagram_free,
+};
+
+static int datagram_source(struct source **out, struct sysfs *sysfs, int fd,
+			   bool netlink)
+{
+	struct source *src = source_new(&datagram_ops, fd);
+	struct datagram *dg = calloc(1, sizeof(*dg));
+
+	if (!src || !dg) {
+		free(src);
+		free(dg);
+		return -ENOMEM;
 	}
+	dg->netlink = netlink;
+	src->priv = dg;
+	src->sysfs = sysfs;
+	*out = src;
+	return 0;
+}
+
+int source_open_kernel(struct source **out, struct sysfs *sysfs, int rcvbuf)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1, /* the kernel's group; udevd's is 2 */
+	};
+	int one = 1, size = rcvbuf > 0 ? rcvbuf : SOURCE_RCVBUF_DEFAULT;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -errno;
+	/* FORCE passes rmem_max as root; an explicit small size (tests)
+	 * must stay small, so only the default tries FORCE */
+	if (rcvbuf > 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) <
+		    0)
+			log_debug("SO_RCVBUF %d: %m", size);
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return -errno;
+	r = datagram_source(out, sysfs, fd, true);
+	if (r == 0)
+		fd = -1;
+	return r;
+}
+
+int source_open_fd(struct source **out, struct sysfs *sysfs, int fd)
+{
+	int one = 1, fl;
+
+	/* credentials are checked on this path too */
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return -errno;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	return datagram_source(out, sysfs, fd, false);
 }

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 
+#include "sysfs.h"
 #include "uevent.h"
 
 /* What we ask for with SO_RCVBUFFORCE: room for a coldplug storm. */
@@ -33,22 +34,42 @@ struct source_stats {
 
 struct source;
 
-/* Opens and binds the kernel uevent socket. @rcvbuf 0 = default. */
-int source_open_kernel(struct source **out, int rcvbuf);
-/* Wraps @fd (taken over, closed by source_free). */
-int source_open_fd(struct source **out, int fd);
+/* Opens and binds the kernel uevent socket; the initial scan reads
+ * @sysfs. @rcvbuf 0 = default. */
+int source_open_kernel(struct source **out, struct sysfs *sysfs, int rcvbuf);
+/* Wraps @fd (taken over, closed by source_free); scans @sysfs. */
+int source_open_fd(struct source **out, struct sysfs *sysfs, int fd);
+/*
+ * udevd's processed events (netlink group "udev") through libudev, and
+ * udev_enumerate for the scan: records then carry udev's properties
+ * (ID_FS_UUID, DEVLINKS, ...). -EOPNOTSUPP in a build without libudev.
+ */
+int source_open_udev(struct source **out, int rcvbuf);
+/* Whether this build has the udev source; whether udevd runs here. */
+bool source_udev_available(void);
+bool source_udev_running(void);
 void source_free(struct source *src);
 
 int source_fd(const struct source *src);
 const struct source_stats *source_stats(const struct source *src);
+/* True when records come with udev's properties (no probing needed). */
+bool source_has_udev_properties(const struct source *src);
 
 /*
  * Reads the next trusted uevent into @ev (strings point into @src's
  * buffer, valid until the next call). Returns 1 with an event, 0 when
  * nothing is queued, -ENOBUFS when the kernel reported an overflow (the
- * caller must rescan), another negative errno on a socket error.
+ * caller must rescan), -EPIPE when a test feed was closed, another
+ * negative errno on a socket error.
  */
 int source_recv(struct source *src, struct uevent *ev);
+
+/*
+ * Enumerates the devices of @kind that exist now, as "add" events, the
+ * same way sysfs_scan() does (which the kernel and fd sources use).
+ */
+int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
+		void *ctx);
 
 /*
  * The trust rule on its own: a datagram is the kernel's when netlink says

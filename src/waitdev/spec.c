@@ -458,6 +458,35 @@ static bool str_caseeq(const char *a, const char *b)
 	return a && b && strcasecmp(a, b) == 0;
 }
 
+/* udev's DEVLINKS: space-separated, names escaped as in the spec. */
+static bool has_link(const char *devlinks, const char *dir, const char *name)
+{
+	char esc[SPEC_VALUE_MAX * 4], want[sizeof(esc) + 32];
+	size_t dlen, i, o = 0;
+	const char *p;
+
+	if (!devlinks)
+		return false;
+	/* the spec was unescaped: escape what udev escapes (blank, '/') */
+	for (i = 0; name[i] && o + 5 < sizeof(esc); i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == ' ' || c == '/' || c == '\\')
+			o += (size_t)snprintf(esc + o, sizeof(esc) - o, "\\x%02x",
+					      c);
+		else
+			esc[o++] = (char)c;
+	}
+	esc[o] = '\0';
+	snprintf(want, sizeof(want), "%s%s", dir, esc);
+	dlen = strlen(want);
+	for (p = devlinks; (p = strstr(p, want)); p += dlen)
+		if ((p == devlinks || p[-1] == ' ') &&
+		    (p[dlen] == ' ' || p[dlen] == '\0'))
+			return true;
+	return false;
+}
+
 bool spec_match_block(const struct spec *spec, const struct device *dev)
 {
 	if (dev->kind != DEV_BLOCK)
@@ -475,14 +504,36 @@ bool spec_match_block(const struct spec *spec, const struct device *dev)
 	case SPEC_BLOCK_LABEL:
 		return streq(dev->fs_label, spec->value);
 	case SPEC_BLOCK_PARTUUID:
-		/* with PARTNROFF the match is a sibling: the probe back end
-		 * resolves that, a single record cannot */
+		/* with PARTNROFF the match is a sibling of this one: see
+		 * spec_match_sibling(), the engine resolves it */
 		return !spec->has_partnroff &&
 		       str_caseeq(dev->part_uuid, spec->value);
+	case SPEC_BLOCK_BY_ID:
+		return has_link(dev->devlinks, "/dev/disk/by-id/", spec->value);
+	case SPEC_BLOCK_BY_PATH:
+		return has_link(dev->devlinks, "/dev/disk/by-path/", spec->value);
 	default:
-		/* by-id and by-path need udev's database */
 		return false;
 	}
+}
+
+/* The disk of a partition: its sysfs parent directory. */
+static bool same_parent(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+
+	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
+}
+
+bool spec_match_sibling(const struct spec *spec, const struct device *anchor,
+			const struct device *dev)
+{
+	long want = (long)anchor->partn + spec->partnroff;
+
+	return dev->kind == DEV_BLOCK && anchor->is_partition &&
+	       dev->is_partition && want > 0 && dev->partn == want &&
+	       anchor->devpath && dev->devpath &&
+	       same_parent(anchor->devpath, dev->devpath);
 }
 
 bool spec_match_console(const struct spec *spec, const struct device *dev)
@@ -527,7 +578,7 @@ bool spec_device_ready(const struct spec *spec, const struct device *dev)
 {
 	switch (dev->kind) {
 	case DEV_BLOCK:
-		return dev->size > 0;
+		return dev->size > 0 && (!dev->probed || dev->fs_type);
 	case DEV_TTY:
 		return true;
 	case DEV_NET:

@@ -91,8 +91,16 @@ bool spec_match_net(const struct spec *spec, const struct device *dev);
 bool spec_match(const struct spec *spec, const struct device *dev);
 
 /*
- * Ready: a block device has a medium (size > 0); a tty exists; an
- * interface exists and is in the state the spec asks for.
+ * PARTUUID=X/PARTNROFF=N: is @dev the partition N numbers after @anchor
+ * (the partition whose UUID is X) on the same disk?
+ */
+bool spec_match_sibling(const struct spec *spec, const struct device *anchor,
+			const struct device *dev);
+
+/*
+ * Ready: a block device has a medium (size > 0) and, once probed (by
+ * libblkid or udev), a recognised filesystem; a tty exists; an interface
+ * exists and is in the state the spec asks for.
  */
 bool spec_device_ready(const struct spec *spec, const struct device *dev);
 

@@ -54,6 +54,11 @@ const char *sysfs_root(const struct sysfs *s)
 	return s->root;
 }
 
+int sysfs_dirfd(const struct sysfs *s)
+{
+	return s->fd;
+}
+
 /*
  * Joins the class directory "/class/block" with a link target such as
  * "../../devices/virtual/block/loop0" into "/devices/virtual/block/loop0".

@@ -18,6 +18,8 @@ struct sysfs;
 int sysfs_open(const char *root, struct sysfs **out);
 void sysfs_free(struct sysfs *sysfs);
 const char *sysfs_root(const struct sysfs *sysfs);
+/* The root's directory descriptor, for openat() below it. */
+int sysfs_dirfd(const struct sysfs *sysfs);
 
 /* Called once per device found; @ev points into a scratch buffer. */
 typedef int (*sysfs_scan_fn)(void *ctx, const struct uevent *ev);

@@ -12,6 +12,7 @@
 #ifndef WAITDEV_UEVENT_H
 #define WAITDEV_UEVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,13 @@ struct uevent {
 	const char *partname;
 	const char *interface;
 	const char *modalias;
+	/* udev source only: properties udevd's rules added */
+	bool udev;	       /* from udevd: the fields below are complete */
+	const char *fs_type;   /* ID_FS_TYPE */
+	const char *fs_uuid;   /* ID_FS_UUID */
+	const char *fs_label;  /* ID_FS_LABEL */
+	const char *part_uuid; /* ID_PART_ENTRY_UUID */
+	const char *devlinks;  /* DEVLINKS */
 	int has_devt;
 	unsigned int major, minor;
 	unsigned int partn;

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * modload.h - the module-loading back end: load the driver for every
+ * MODALIAS a uevent carries, so that in an initramfs without udevd the
+ * device a driver produces (the disk behind usb-storage, the tty behind
+ * cdc_acm) shows up at all.
+ *
+ * Loading is asynchronous with respect to the wait: requests are queued
+ * and a worker loads them, so a slow module never delays noticing a
+ * device. Each alias is handled once; failures are logged once.
+ * One back end is linked in: modload_kmod.c (libkmod) or modload_none.c.
+ */
+#ifndef WAITDEV_MODLOAD_H
+#define WAITDEV_MODLOAD_H
+
+#include <stdbool.h>
+
+enum {
+	MODLOAD_DRY_RUN = 1 << 0, /* log what would be loaded, load nothing */
+};
+
+struct modload;
+
+/* The library the back end uses, "none" for modload_none.c. */
+const char *modload_backend(void);
+bool modload_available(void);
+
+/*
+ * Sets up the loader (libkmod context, worker). @dirname: the module
+ * directory, NULL for /lib/modules/$(uname -r). Returns 0 or -errno
+ * (-EOPNOTSUPP without a back end).
+ */
+int modload_new(struct modload **out, const char *dirname, unsigned flags);
+/*
+ * Drops what is still queued and frees the loader. A load in progress is
+ * not waited for (the device it produces no longer matters to us; the
+ * kernel finishes it): the loader is then left to the process's exit.
+ */
+void modload_free(struct modload *ml);
+
+/* Tests: blocks until every queued request was handled. */
+void modload_drain(struct modload *ml);
+
+/* Requests queued (after de-duplication), loaded, failed. */
+struct modload_stats {
+	unsigned long requested, loaded, failed;
+};
+struct modload_stats modload_stats(struct modload *ml);
+
+/* Queues @modalias for loading and returns at once; 0 or -errno. */
+int modload_request(struct modload *ml, const char *modalias);
+
+/*
+ * Loads one module by name or alias synchronously (the modprobe entry
+ * point). Returns 0, -ENOENT when nothing matches, or -errno.
+ */
+int modload_now(struct modload *ml, const char *name);
+
+#endif

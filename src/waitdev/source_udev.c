@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The udev source: udevd's processed events (netlink group "udev") and
+ * its database, through libudev. Events arrive after the rules ran, so
+ * records carry ID_FS_UUID, ID_FS_LABEL, ID_PART_ENTRY_UUID and DEVLINKS
+ * and no probing is needed. libudev checks the sender (udevd, uid 0);
+ * the subsystem filter runs in the kernel (BPF), so events of other
+ * subsystems never wake us.
+ */
+#include <errno.h>
+#include <libudev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "source_impl.h"
+#include "spec.h"
+#include "util.h"
+
+struct udev_source {
+	struct udev *udev;
+	struct udev_monitor *monitor;
+	struct udev_device *current; /* what the last uevent points into */
+	char label[SPEC_VALUE_MAX];
+	char devname[256];
+};
+
+static const char *const subsystems[] = { "block", "tty", "net" };
+
+bool source_udev_available(void)
+{
+	return true;
+}
+
+/* ID_FS_LABEL has unsafe characters replaced; _ENC has them \xNN. */
+static const char *decode_label(const char *enc, char *out, size_t size)
+{
+	size_t o = 0;
+	unsigned v;
+
+	if (!enc)
+		return NULL;
+	while (*enc && o + 1 < size) {
+		if (enc[0] == '\\' && enc[1] == 'x' &&
+		    sscanf(enc + 2, "%2x", &v) == 1 && v) {
+			out[o++] = (char)v;
+			enc += 4;
+		} else {
+			out[o++] = *enc++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static int parse_num(const char *s, uint64_t max, uint64_t *out)
+{
+	if (!s)
+		return 0;
+	if (parse_u64(s, out) < 0 || *out > max)
+		return -EBADMSG;
+	return 1;
+}
+
+/* Fills @ev from @d; the strings stay valid while @d is referenced. */
+static int to_uevent(struct udev_source *us, struct udev_device *d,
+		     enum uevent_action action, struct uevent *ev)
+{
+	const char *node = udev_device_get_devnode(d);
+	uint64_t v;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->udev = true;
+	ev->action = action;
+	ev->devpath = udev_device_get_devpath(d);
+	ev->subsystem = udev_device_get_subsystem(d);
+	if (!ev->devpath || !ev->subsystem)
+		return -EBADMSG;
+	if (node && strncmp(node, "/dev/", 5) == 0) {
+		strscpy(us->devname, node + 5, sizeof(us->devname));
+		ev->devname = us->devname;
+	}
+	ev->devtype = udev_device_get_devtype(d);
+	ev->partname = udev_device_get_property_value(d, "PARTNAME");
+	ev->interface = udev_device_get_property_value(d, "INTERFACE");
+	ev->modalias = udev_device_get_property_value(d, "MODALIAS");
+	if (parse_num(udev_device_get_property_value(d, "MAJOR"), 4095, &v) > 0)
+		ev->major = (unsigned)v;
+	if (parse_num(udev_device_get_property_value(d, "MINOR"), 1048575,
+		      &v) > 0) {
+		ev->minor = (unsigned)v;
+		ev->has_devt = udev_device_get_property_value(d, "MAJOR") != NULL;
+	}
+	if (parse_num(udev_device_get_property_value(d, "PARTN"), 65535, &v) > 0)
+		ev->partn = (unsigned)v;
+	if (parse_num(udev_device_get_property_value(d, "IFINDEX"), 0x7fffffff,
+		      &v) > 0)
+		ev->ifindex = (int)v;
+	parse_num(udev_device_get_property_value(d, "DISKSEQ"), UINT64_MAX,
+		  &ev->diskseq);
+	ev->seqnum = udev_device_get_seqnum(d);
+	ev->fs_type = udev_device_get_property_value(d, "ID_FS_TYPE");
+	ev->fs_uuid = udev_device_get_property_value(d, "ID_FS_UUID");
+	ev->fs_label = decode_label(
+		udev_device_get_property_value(d, "ID_FS_LABEL_ENC"),
+		us->label, sizeof(us->label));
+	if (!ev->fs_label)
+		ev->fs_label = udev_device_get_property_value(d, "ID_FS_LABEL");
+	ev->part_uuid = udev_device_get_property_value(d, "ID_PART_ENTRY_UUID");
+	ev->devlinks = udev_device_get_property_value(d, "DEVLINKS");
+	return 0;
+}
+
+static enum uevent_action action_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum uevent_action action;
+	} map[] = {
+		{ "add", UEVENT_ADD },	       { "remove", UEVENT_REMOVE },
+		{ "change", UEVENT_CHANGE },   { "move", UEVENT_MOVE },
+		{ "online", UEVENT_ONLINE },   { "offline", UEVENT_OFFLINE },
+		{ "bind", UEVENT_BIND },       { "unbind", UEVENT_UNBIND },
+	};
+	unsigned i;
+
+	for (i = 0; name && i < ARRAY_SIZE(map); i++)
+		if (streq(name, map[i].name))
+			return map[i].action;
+	return UEVENT_UNKNOWN;
+}
+
+static int udev_recv_one(struct source *src, struct uevent *ev)
+{
+	struct udev_source *us = src->priv;
+	struct udev_device *d;
+
+	if (us->current) {
+		udev_device_unref(us->current);
+		us->current = NULL;
+	}
+	errno = 0;
+	d = udev_monitor_receive_device(us->monitor);
+	if (!d)
+		return errno ? -errno : -EAGAIN;
+	src->stats.received++;
+	us->current = d;
+	if (to_uevent(us, d, action_of(udev_device_get_action(d)), ev) < 0 ||
+	    ev->action == UEVENT_UNKNOWN) {
+		src->stats.malformed++;
+		return 0;
+	}
+	src->stats.accepted++;
+	return 1;
+}
+
+static int udev_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
+		     void *ctx)
+{
+	struct udev_source *us = src->priv;
+	struct udev_list_entry *entry;
+	struct udev_enumerate *en;
+	int r = 0;
+
+	if (kind < DEV_BLOCK || kind > DEV_NET)
+		return -EINVAL;
+	en = udev_enumerate_new(us->udev);
+	if (!en)
+		return -ENOMEM;
+	/* not yet processed by udevd: its event is still to come to us */
+	udev_enumerate_add_match_subsystem(en, subsystems[kind - DEV_BLOCK]);
+	udev_enumerate_add_match_is_initialized(en);
+	r = udev_enumerate_scan_devices(en);
+	udev_list_entry_foreach(entry, r < 0 ? NULL :
+				udev_enumerate_get_list_entry(en))
+	{
+		struct udev_device *d = udev_device_new_from_syspath(
+			us->udev, udev_list_entry_get_name(entry));
+		struct uevent ev;
+
+		if (!d)
+			continue; /* gone meanwhile */
+		if (to_uevent(us, d, UEVENT_ADD, &ev) == 0)
+			r = fn(ctx, &ev);
+		udev_device_unref(d);
+		if (r != 0)
+			break;
+	}
+	udev_enumerate_unref(en);
+	return r;
+}
+
+static void udev_free(struct source *src)
+{
+	struct udev_source *us = src->priv;
+
+	if (!us)
+		return;
+	src->fd = -1; /* the monitor's own */
+	udev_device_unref(us->current);
+	udev_monitor_unref(us->monitor);
+	udev_unref(us->udev);
+	free(us);
+}
+
+static const struct source_ops udev_ops = {
+	.recv_one = udev_recv_one,
+	.scan = udev_scan,
+	.free = udev_free,
+	.udev_properties = true,
+};
+
+int source_open_udev(struct source **out, int rcvbuf)
+{
+	struct udev_source *us = calloc(1, sizeof(*us));
+	struct source *src;
+	unsigned i;
+	int r = -ENOMEM;
+
+	if (!us)
+		return -ENOMEM;
+	src = source_new(&udev_ops, -1);
+	if (!src) {
+		free(us);
+		return -ENOMEM;
+	}
+	src->priv = us;
+	us->udev = udev_new();
+	if (us->udev)
+		us->monitor = udev_monitor_new_from_netlink(us->udev, "udev");
+	if (!us->monitor)
+		goto fail;
+	for (i = 0; i < ARRAY_SIZE(subsystems); i++)
+		udev_monitor_filter_add_match_subsystem_devtype(
+			us->monitor, subsystems[i], NULL);
+	udev_monitor_set_receive_buffer_size(
+		us->monitor, rcvbuf > 0 ? rcvbuf : SOURCE_RCVBUF_DEFAULT);
+	r = udev_monitor_enable_receiving(us->monitor);
+	if (r < 0)
+		goto fail;
+	src->fd = udev_monitor_get_fd(us->monitor);
+	*out = src;
+	return 0;
+fail:
+	source_free(src);
+	return r;
+}
