@@ -238,6 +238,15 @@ def ctxt_switches(pid):
     return total
 
 
+def peak_rss_kib(pid):
+    """VmHWM: the most resident memory the waiter ever had, in KiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return None
+
+
 class UeventCounter:
     """Counts kernel uevents (all, and block ones) during a window, so that
     a waitdev wakeup can be told apart from background activity.  Reading
@@ -280,7 +289,8 @@ class UeventCounter:
 
 
 def idle_wakeups(args, method, errfile):
-    """Returns (wakeups, uevents, block_uevents) over args.idle_seconds."""
+    """Returns (wakeups, uevents, block_uevents, peak RSS KiB) over
+    args.idle_seconds."""
     name, _ = method
     n = LOOP_IDLE
     dev = loop_path(n)
@@ -295,6 +305,7 @@ def idle_wakeups(args, method, errfile):
         before = ctxt_switches(pid)
         time.sleep(args.idle_seconds)
         after = ctxt_switches(pid)
+        rss = peak_rss_kib(pid)
         uevents, block = counter.drain()
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -303,7 +314,7 @@ def idle_wakeups(args, method, errfile):
                              "  stderr: %s"
                              % (name, describe_status(status),
                                 shlex.join(argv), waiter_stderr(errfile)))
-        return after - before, uevents, block
+        return after - before, uevents, block, rss
     finally:
         if pid is not None:
             kill_and_reap(pid)
@@ -377,18 +388,20 @@ def print_latency_table(results, ioctl_ns):
 
 
 def print_idle_table(args, idle):
-    hdr = ("%-12s %26s %24s"
+    hdr = ("%-12s %26s %24s %15s"
            % ("method", "wakeups in %g s idle" % args.idle_seconds,
-              "uevents seen (block)"))
+              "uevents seen (block)", "peak RSS KiB"))
     print(hdr)
     print("-" * len(hdr))
     for name, _ in METHODS:
-        w, ue, blk = idle[name]
+        w, ue, blk, rss = idle[name]
         seen = "n/a" if ue is None else "%d (%d)" % (ue, blk)
-        print("%-12s %26d %24s" % (name, w, seen))
+        print("%-12s %26d %24s %15s" % (name, w, seen,
+                                        "n/a" if rss is None else rss))
     print("(wakeups = voluntary + nonvoluntary context switches of the waiter "
           "from /proc/PID/status; uevents = all kernel uevents on the system "
-          "during the same window)")
+          "during the same window; peak RSS = VmHWM of the waiter, dynamic "
+          "glibc build)")
 
 
 def check(args, results, idle):
