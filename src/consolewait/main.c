@@ -108,10 +108,6 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
  */
 static int wait_console(int argc, char **argv, char *node, char *spec)
 {
-	static const struct option options[] = {
-		CLI_COMMON_LONG_OPTIONS,
-		{ 0 },
-	};
 	struct wait_config cfg;
 	struct engine *e = NULL;
 	char err[256];
@@ -120,7 +116,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 
 	cli_init(&c, "consolewait");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, options,
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, cli_options,
 				  NULL)) != -1) {
 		r = cli_option(&c, opt, optarg);
 		if (r < 0)

@@ -28,10 +28,6 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		CLI_COMMON_LONG_OPTIONS,
-		{ 0 },
-	};
 	struct wait_config cfg;
 	struct engine *e = NULL;
 	const struct target *t;
@@ -41,7 +37,7 @@ int main(int argc, char **argv)
 
 	cli_init(&c, "rootwait");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, options,
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, cli_options,
 				  NULL)) != -1) {
 		r = cli_option(&c, opt, optarg);
 		if (r < 0)

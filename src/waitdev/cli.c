@@ -13,11 +13,37 @@
 #include "source.h"
 #include "util.h"
 
+const struct option cli_options[] = {
+	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },
+	{ "cmdline", required_argument, NULL, CLI_OPT_CMDLINE },
+	{ "cmdline-file", required_argument, NULL, CLI_OPT_CMDLINE_FILE },
+	{ "format", required_argument, NULL, CLI_OPT_FORMAT },
+	{ "kmsg", no_argument, NULL, CLI_OPT_KMSG },
+	{ "no-kmsg", no_argument, NULL, CLI_OPT_NO_KMSG },
+	{ "sysfs", required_argument, NULL, CLI_OPT_SYSFS },
+	{ "uevent-fd", required_argument, NULL, CLI_OPT_UEVENT_FD },
+	{ "rcvbuf", required_argument, NULL, CLI_OPT_RCVBUF },
+	{ "modprobe", no_argument, NULL, CLI_OPT_MODPROBE },
+	{ "dry-run", no_argument, NULL, CLI_OPT_DRY_RUN },
+	{ "coldplug", no_argument, NULL, CLI_OPT_COLDPLUG },
+	{ "moddir", required_argument, NULL, CLI_OPT_MODDIR },
+	{ "source", required_argument, NULL, CLI_OPT_SOURCE },
+	{ "root", required_argument, NULL, CLI_OPT_ROOT },
+	{ "console", required_argument, NULL, CLI_OPT_CONSOLE },
+	{ "net", required_argument, NULL, CLI_OPT_NET },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, CLI_OPT_VERSION },
+	{ 0 },
+};
+
 void cli_init(struct cli *c, const char *program)
 {
 	memset(c, 0, sizeof(*c));
 	c->uevent_fd = -1;
 	c->kmsg = -1;
+	c->source = ENGINE_SOURCE_AUTO;
 	log_set_program(program);
 }
 
@@ -96,6 +122,29 @@ int cli_option(struct cli *c, int opt, const char *arg)
 				     &c->uevent_fd);
 	case CLI_OPT_RCVBUF:
 		return parse_int_arg("--rcvbuf", arg, 1, INT_MAX, &c->rcvbuf);
+	case CLI_OPT_MODPROBE:
+		c->modprobe = true;
+		return 1;
+	case CLI_OPT_DRY_RUN:
+		c->dry_run = true;
+		return 1;
+	case CLI_OPT_COLDPLUG:
+		c->coldplug = true;
+		return 1;
+	case CLI_OPT_MODDIR:
+		c->moddir = arg;
+		return 1;
+	case CLI_OPT_SOURCE:
+		if (streq(arg, "kernel"))
+			c->source = ENGINE_SOURCE_KERNEL;
+		else if (streq(arg, "udev"))
+			c->source = ENGINE_SOURCE_UDEV;
+		else if (streq(arg, "auto"))
+			c->source = ENGINE_SOURCE_AUTO;
+		else
+			return -cli_usage_error("--source %s: expected kernel, udev or auto",
+						arg);
+		return 1;
 	case 'q':
 		c->quiet = true;
 		return 1;
@@ -148,6 +197,21 @@ static int add_target(struct engine *e, const char *role,
 	if (r < 0)
 		return cli_usage_error("%s %s: cannot wait for it: %s", role,
 				       spec->text, strerror(-r));
+	return 0;
+}
+
+static int cli_modload_open(const struct cli *c, struct modload **out)
+{
+	int r = modload_new(out, c->moddir, c->dry_run ? MODLOAD_DRY_RUN : 0);
+
+	if (r == -EOPNOTSUPP)
+		return cli_usage_error("--modprobe: needs libkmod, which this waitdev was built without");
+	if (r < 0) {
+		/* no module tree is no reason to fail the wait itself */
+		log_warn("module loading off: %s: %s",
+			 c->moddir ? c->moddir : "/lib/modules", strerror(-r));
+		*out = NULL;
+	}
 	return 0;
 }
 
@@ -204,6 +268,8 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 		.sysfs_root = c->sysfs,
 		.uevent_fd = c->uevent_fd,
 		.rcvbuf = c->rcvbuf,
+		.source = c->uevent_fd >= 0 ? ENGINE_SOURCE_KERNEL : c->source,
+		.coldplug = c->coldplug || cfg->coldplug,
 	};
 	struct engine *e;
 	unsigned i;
@@ -211,14 +277,22 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 
 	*out = NULL;
 	setup_logging(c);
+	if (c->modprobe || cfg->modprobe || c->dry_run) {
+		r = cli_modload_open(c, &opts.modload);
+		if (r)
+			return r;
+	}
 	for (i = 0; i < cfg->n_skipped; i++)
 		log_info("%s: not a block device or tty, not waited for",
 			 cfg->skipped[i]);
 	r = engine_new(&e, &opts);
+	if (r == -EOPNOTSUPP)
+		return cli_usage_error("--source udev: needs libudev, which this waitdev was built without");
 	if (r < 0) {
 		log_err("%s", strerror(-r));
 		return EXIT_SYSTEM;
 	}
+	log_debug("source: %s", engine_uses_udev(e) ? "udev" : "kernel");
 	*out = e;
 	r = add_targets(e, cfg, roles);
 	if (r)

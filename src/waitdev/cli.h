@@ -33,6 +33,11 @@ struct cli {
 	int verbose;
 	bool quiet;
 	int kmsg; /* -1 auto, 0 off, 1 on */
+	bool modprobe;		   /* --modprobe (or waitdev.modprobe=1) */
+	bool dry_run;		   /* --dry-run: say what would load */
+	bool coldplug;		   /* --coldplug (or waitdev.coldplug=1) */
+	const char *moddir;	   /* --moddir DIR */
+	enum engine_source source; /* --source */
 };
 
 /* Long options every front end takes; ids above 256. */
@@ -47,28 +52,22 @@ enum {
 	CLI_OPT_UEVENT_FD,
 	CLI_OPT_RCVBUF,
 	CLI_OPT_VERSION,
+	CLI_OPT_MODPROBE,
+	CLI_OPT_DRY_RUN,
+	CLI_OPT_COLDPLUG,
+	CLI_OPT_MODDIR,
+	CLI_OPT_SOURCE,
 	CLI_OPT_ROOT,
 	CLI_OPT_CONSOLE,
 	CLI_OPT_NET,
 };
 
-#define CLI_COMMON_LONG_OPTIONS                                                \
-	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },               \
-		{ "cmdline", required_argument, NULL, CLI_OPT_CMDLINE },       \
-		{ "cmdline-file", required_argument, NULL,                     \
-		  CLI_OPT_CMDLINE_FILE },                                      \
-		{ "format", required_argument, NULL, CLI_OPT_FORMAT },         \
-		{ "kmsg", no_argument, NULL, CLI_OPT_KMSG },                   \
-		{ "no-kmsg", no_argument, NULL, CLI_OPT_NO_KMSG },             \
-		{ "sysfs", required_argument, NULL, CLI_OPT_SYSFS },           \
-		{ "uevent-fd", required_argument, NULL, CLI_OPT_UEVENT_FD },   \
-		{ "rcvbuf", required_argument, NULL, CLI_OPT_RCVBUF },         \
-		{ "quiet", no_argument, NULL, 'q' },                           \
-		{ "verbose", no_argument, NULL, 'v' },                         \
-		{ "help", no_argument, NULL, 'h' },                            \
-	{                                                                      \
-		"version", no_argument, NULL, CLI_OPT_VERSION                  \
-	}
+/*
+ * Every long option of the three programs (getopt_long's table); those
+ * that are not common (--root, --console, --net) are waitdev's alone and
+ * the other front ends reject them.
+ */
+extern const struct option cli_options[];
 
 #define CLI_COMMON_SHORT_OPTIONS "qvh"
 

@@ -122,6 +122,21 @@ static int parse_seconds_key(const char *key, const char *val, uint64_t *ms,
 	return 0;
 }
 
+/* "1"/"0" like the kernel's bool parameters; a bare key means 1. */
+static int parse_bool_key(const char *key, const char *val, bool *out,
+			  char *err, unsigned errsize)
+{
+	if (!val || streq(val, "1") || streq(val, "y") || streq(val, "Y")) {
+		*out = true;
+	} else if (streq(val, "0") || streq(val, "n") || streq(val, "N")) {
+		*out = false;
+	} else {
+		set_err(err, errsize, "%s=%s: expected 0 or 1", key, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_ms_key(const char *key, const char *val, uint64_t *ms,
 			char *err, unsigned errsize)
 {
@@ -202,6 +217,10 @@ static int parse_waitdev_key(const char *key, const char *val,
 	const char *sub = key + strlen("waitdev.");
 	char serr[200];
 
+	if (key_eq(sub, "modprobe"))
+		return parse_bool_key(key, val, &cfg->modprobe, err, errsize);
+	if (key_eq(sub, "coldplug"))
+		return parse_bool_key(key, val, &cfg->coldplug, err, errsize);
 	if (key_eq(sub, "timeout")) {
 		if (parse_seconds_key(key, val, &cfg->timeout_ms, err,
 				      errsize) < 0)

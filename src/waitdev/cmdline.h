@@ -4,7 +4,8 @@
  * quoting rules and turning the keys waitdev understands into a config.
  *
  * Keys: waitdev.root= (else root=), waitdev.console= (else the last
- * console= naming a tty), waitdev.net=, waitdev.timeout=, rootwait,
+ * console= naming a tty), waitdev.net=, waitdev.timeout=,
+ * waitdev.modprobe=, waitdev.coldplug=, rootwait,
  * rootwait=, rootdelay=, consolewait, consoledelay=. Everything after a
  * bare "--" belongs to init and is ignored. Single-valued keys: the last
  * one wins, as in the kernel.
@@ -39,6 +40,9 @@ struct wait_config {
 	uint64_t root_ms, console_ms, net_ms;
 	bool has_timeout; /* waitdev.timeout= bounds everything */
 	uint64_t timeout_ms;
+
+	/* waitdev.modprobe=0|1, waitdev.coldplug=0|1 */
+	bool modprobe, coldplug;
 
 	/* Non-tty console= values, reported and skipped. */
 	unsigned int n_skipped;

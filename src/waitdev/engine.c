@@ -51,8 +51,10 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 	struct engine *e = calloc(1, sizeof(*e));
 	int r;
 
-	if (!e)
+	if (!e) {
+		modload_free(opts->modload);
 		return -ENOMEM;
+	}
 	e->opts = *opts;
 	e->epoll_fd = e->timer_fd = e->signal_fd = -1;
 	switch (opts->source) {
@@ -67,11 +69,13 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 		break;
 	}
 	if (e->use_udev && !source_udev_available()) {
+		modload_free(opts->modload);
 		free(e);
 		return -EOPNOTSUPP;
 	}
 	r = devtab_new(&e->devtab);
 	if (r < 0) {
+		modload_free(opts->modload);
 		free(e);
 		return r;
 	}
@@ -91,6 +95,7 @@ void engine_free(struct engine *e)
 		close(e->timer_fd);
 	if (e->epoll_fd >= 0)
 		close(e->epoll_fd);
+	modload_free(e->opts.modload);
 	rtnl_free(e->rtnl);
 	source_free(e->source);
 	sysfs_free(e->sysfs);
@@ -139,6 +144,11 @@ unsigned int engine_target_count(const struct engine *e)
 const struct target *engine_target(const struct engine *e, unsigned int i)
 {
 	return i < e->n_targets ? &e->targets[i] : NULL;
+}
+
+struct modload *engine_modload(const struct engine *e)
+{
+	return e->opts.modload;
 }
 
 const struct devtab *engine_devtab(const struct engine *e)
@@ -629,7 +639,7 @@ int engine_run(struct engine *e)
 		return r;
 	if (e->opts.after_scan)
 		e->opts.after_scan(e->opts.hook_ctx);
-	if (e->opts.coldplug) {
+	if (e->opts.coldplug && !engine_done(e)) {
 		/* subscribed already: the replayed "add"s come to us */
 		r = coldplug_trigger(e->sysfs);
 		if (r < 0)

@@ -51,7 +51,8 @@ struct engine_options {
 	int uevent_fd;		/* -1: the kernel's netlink socket */
 	int rcvbuf;		/* 0: SOURCE_RCVBUF_DEFAULT */
 	enum engine_source source;
-	/* load modules for each MODALIAS seen (NULL: do not) */
+	/* load modules for each MODALIAS seen (NULL: do not); the engine
+	 * takes it over and engine_free() frees it */
 	struct modload *modload;
 	/* after the scan, ask the kernel to replay "add" for bus devices */
 	bool coldplug;
@@ -96,5 +97,7 @@ unsigned int engine_target_count(const struct engine *e);
 const struct target *engine_target(const struct engine *e, unsigned int i);
 const struct devtab *engine_devtab(const struct engine *e);
 struct engine_stats engine_stats(const struct engine *e);
+/* The module loader given in the options, or NULL. */
+struct modload *engine_modload(const struct engine *e);
 
 #endif

@@ -49,17 +49,10 @@ struct specs {
 
 static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
 {
-	static const struct option options[] = {
-		CLI_COMMON_LONG_OPTIONS,
-		{ "root", required_argument, NULL, CLI_OPT_ROOT },
-		{ "console", required_argument, NULL, CLI_OPT_CONSOLE },
-		{ "net", required_argument, NULL, CLI_OPT_NET },
-		{ 0 },
-	};
 	int opt, r;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, options,
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, cli_options,
 				  NULL)) != -1) {
 		r = cli_option(c, opt, optarg);
 		if (r < 0)

@@ -82,8 +82,11 @@ static void load_alias(struct modload *ml, const char *alias)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
 
-		r = kmod_module_probe_insert_module(mod, flags, NULL, NULL,
-						    NULL, print_action);
+		/* libkmod calls print_action before inserting whether or not
+		 * it is a dry run: only a dry run wants it */
+		r = kmod_module_probe_insert_module(
+			mod, flags, NULL, NULL, NULL,
+			flags & KMOD_PROBE_DRY_RUN ? print_action : NULL);
 		pthread_mutex_lock(&ml->lock);
 		if (r < 0)
 			ml->stats.failed++;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "modload.h"
 #include "report.h"
 #include "util.h"
 
@@ -366,6 +367,14 @@ void report_diagnosis(const struct engine *e)
 void report_stats(const struct engine *e)
 {
 	struct engine_stats s = engine_stats(e);
+	struct modload *ml = engine_modload(e);
+
+	if (ml) {
+		struct modload_stats m = modload_stats(ml);
+
+		log_info("modules: %lu aliases requested, %lu loaded, %lu failed so far",
+			 m.requested, m.loaded, m.failed);
+	}
 
 	log_info("uevents: %llu received, %llu accepted, %llu forged, %llu "
 		 "malformed, %llu overflows; %llu rescans, %llu link updates, "
