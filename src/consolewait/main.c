@@ -116,8 +116,8 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 
 	cli_init(&c, "consolewait");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, cli_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
+				  cli_options, NULL)) != -1) {
 		r = cli_option(&c, opt, optarg);
 		if (r < 0)
 			return -r;

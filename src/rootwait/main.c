@@ -37,8 +37,8 @@ int main(int argc, char **argv)
 
 	cli_init(&c, "rootwait");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, cli_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
+				  cli_options, NULL)) != -1) {
 		r = cli_option(&c, opt, optarg);
 		if (r < 0)
 			return -r;

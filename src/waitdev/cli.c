@@ -142,7 +142,8 @@ int cli_option(struct cli *c, int opt, const char *arg)
 		else if (streq(arg, "auto"))
 			c->source = ENGINE_SOURCE_AUTO;
 		else
-			return -cli_usage_error("--source %s: expected kernel, udev or auto",
+			return -cli_usage_error("--source %s: expected kernel, "
+						"udev or auto",
 						arg);
 		return 1;
 	case 'q':
@@ -205,7 +206,8 @@ static int cli_modload_open(const struct cli *c, struct modload **out)
 	int r = modload_new(out, c->moddir, c->dry_run ? MODLOAD_DRY_RUN : 0);
 
 	if (r == -EOPNOTSUPP)
-		return cli_usage_error("--modprobe: needs libkmod, which this waitdev was built without");
+		return cli_usage_error("--modprobe: needs libkmod, which this "
+				       "waitdev was built without");
 	if (r < 0) {
 		/* no module tree is no reason to fail the wait itself */
 		log_warn("module loading off: %s: %s",
@@ -287,7 +289,8 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 			 cfg->skipped[i]);
 	r = engine_new(&e, &opts);
 	if (r == -EOPNOTSUPP)
-		return cli_usage_error("--source udev: needs libudev, which this waitdev was built without");
+		return cli_usage_error("--source udev: needs libudev, which "
+				       "this waitdev was built without");
 	if (r < 0) {
 		log_err("%s", strerror(-r));
 		return EXIT_SYSTEM;

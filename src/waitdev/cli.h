@@ -32,7 +32,7 @@ struct cli {
 	enum report_format format;
 	int verbose;
 	bool quiet;
-	int kmsg; /* -1 auto, 0 off, 1 on */
+	int kmsg;		   /* -1 auto, 0 off, 1 on */
 	bool modprobe;		   /* --modprobe (or waitdev.modprobe=1) */
 	bool dry_run;		   /* --dry-run: say what would load */
 	bool coldplug;		   /* --coldplug (or waitdev.coldplug=1) */

@@ -202,8 +202,8 @@ static bool match_partnroff(const struct engine *e, const struct target *t,
 static bool target_accepts(const struct engine *e, const struct target *t,
 			   const struct device *dev)
 {
-	bool match = t->spec.has_partnroff ? match_partnroff(e, t, dev) :
-					     spec_match(&t->spec, dev);
+	bool match = t->spec.has_partnroff ? match_partnroff(e, t, dev)
+					   : spec_match(&t->spec, dev);
 
 	return match && spec_device_ready(&t->spec, dev);
 }

@@ -52,8 +52,8 @@ static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
 	int opt, r;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, cli_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
+				  cli_options, NULL)) != -1) {
 		r = cli_option(c, opt, optarg);
 		if (r < 0)
 			return -r;

@@ -99,7 +99,8 @@ static void load_alias(struct modload *ml, const char *alias)
 				 kmod_module_get_name(mod), alias,
 				 strerror(-r));
 		else if (r > 0)
-			log_info("%s is blacklisted", kmod_module_get_name(mod));
+			log_info("%s is blacklisted",
+				 kmod_module_get_name(mod));
 		else
 			log_info("loaded %s for %s", kmod_module_get_name(mod),
 				 alias);
@@ -258,9 +259,9 @@ int modload_now(struct modload *ml, const char *name)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
 
-		r = kmod_module_probe_insert_module(
-			mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
-			NULL);
+		r = kmod_module_probe_insert_module(mod,
+						    KMOD_PROBE_APPLY_BLACKLIST,
+						    NULL, NULL, NULL, NULL);
 		kmod_module_unref(mod);
 		if (r < 0)
 			break;

@@ -31,8 +31,7 @@ static int take_value(blkid_probe pr, const char *name, char **slot)
 
 	free(*slot);
 	*slot = NULL;
-	if (blkid_probe_lookup_value(pr, name, &val, NULL) < 0 || !val ||
-	    !*val)
+	if (blkid_probe_lookup_value(pr, name, &val, NULL) < 0 || !val || !*val)
 		return 0;
 	*slot = strdup(val);
 	return *slot ? 0 : -ENOMEM;
@@ -55,9 +54,9 @@ int probe_block(struct device *dev, const char *node)
 	r = blkid_probe_set_device(pr, fd, 0, 0);
 	if (r == 0) {
 		blkid_probe_enable_superblocks(pr, 1);
-		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
-							      BLKID_SUBLKS_UUID |
-							      BLKID_SUBLKS_LABEL);
+		blkid_probe_set_superblocks_flags(
+			pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID |
+				    BLKID_SUBLKS_LABEL);
 		blkid_probe_enable_partitions(pr, 1);
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 		r = blkid_do_safeprobe(pr);

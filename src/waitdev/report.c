@@ -372,7 +372,8 @@ void report_stats(const struct engine *e)
 	if (ml) {
 		struct modload_stats m = modload_stats(ml);
 
-		log_info("modules: %lu aliases requested, %lu loaded, %lu failed so far",
+		log_info("modules: %lu aliases requested, %lu loaded, %lu "
+			 "failed so far",
 			 m.requested, m.loaded, m.failed);
 	}
 

@@ -87,12 +87,14 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 	ev->modalias = udev_device_get_property_value(d, "MODALIAS");
 	if (parse_num(udev_device_get_property_value(d, "MAJOR"), 4095, &v) > 0)
 		ev->major = (unsigned)v;
-	if (parse_num(udev_device_get_property_value(d, "MINOR"), 1048575,
-		      &v) > 0) {
+	if (parse_num(udev_device_get_property_value(d, "MINOR"), 1048575, &v) >
+	    0) {
 		ev->minor = (unsigned)v;
-		ev->has_devt = udev_device_get_property_value(d, "MAJOR") != NULL;
+		ev->has_devt = udev_device_get_property_value(d, "MAJOR") !=
+			       NULL;
 	}
-	if (parse_num(udev_device_get_property_value(d, "PARTN"), 65535, &v) > 0)
+	if (parse_num(udev_device_get_property_value(d, "PARTN"), 65535, &v) >
+	    0)
 		ev->partn = (unsigned)v;
 	if (parse_num(udev_device_get_property_value(d, "IFINDEX"), 0x7fffffff,
 		      &v) > 0)
@@ -102,9 +104,10 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 	ev->seqnum = udev_device_get_seqnum(d);
 	ev->fs_type = udev_device_get_property_value(d, "ID_FS_TYPE");
 	ev->fs_uuid = udev_device_get_property_value(d, "ID_FS_UUID");
-	ev->fs_label = decode_label(
-		udev_device_get_property_value(d, "ID_FS_LABEL_ENC"),
-		us->label, sizeof(us->label));
+	ev->fs_label = decode_label(udev_device_get_property_value(d, "ID_FS_"
+								      "LABEL_"
+								      "ENC"),
+				    us->label, sizeof(us->label));
 	if (!ev->fs_label)
 		ev->fs_label = udev_device_get_property_value(d, "ID_FS_LABEL");
 	ev->part_uuid = udev_device_get_property_value(d, "ID_PART_ENTRY_UUID");
@@ -118,10 +121,10 @@ static enum uevent_action action_of(const char *name)
 		const char *name;
 		enum uevent_action action;
 	} map[] = {
-		{ "add", UEVENT_ADD },	       { "remove", UEVENT_REMOVE },
-		{ "change", UEVENT_CHANGE },   { "move", UEVENT_MOVE },
-		{ "online", UEVENT_ONLINE },   { "offline", UEVENT_OFFLINE },
-		{ "bind", UEVENT_BIND },       { "unbind", UEVENT_UNBIND },
+		{ "add", UEVENT_ADD },	     { "remove", UEVENT_REMOVE },
+		{ "change", UEVENT_CHANGE }, { "move", UEVENT_MOVE },
+		{ "online", UEVENT_ONLINE }, { "offline", UEVENT_OFFLINE },
+		{ "bind", UEVENT_BIND },     { "unbind", UEVENT_UNBIND },
 	};
 	unsigned i;
 
@@ -172,8 +175,8 @@ static int udev_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
 	udev_enumerate_add_match_subsystem(en, subsystems[kind - DEV_BLOCK]);
 	udev_enumerate_add_match_is_initialized(en);
 	r = udev_enumerate_scan_devices(en);
-	udev_list_entry_foreach(entry, r < 0 ? NULL :
-				udev_enumerate_get_list_entry(en))
+	udev_list_entry_foreach(
+		entry, r < 0 ? NULL : udev_enumerate_get_list_entry(en))
 	{
 		struct udev_device *d = udev_device_new_from_syspath(
 			us->udev, udev_list_entry_get_name(entry));

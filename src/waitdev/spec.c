@@ -472,8 +472,8 @@ static bool has_link(const char *devlinks, const char *dir, const char *name)
 		unsigned char c = (unsigned char)name[i];
 
 		if (c == ' ' || c == '/' || c == '\\')
-			o += (size_t)snprintf(esc + o, sizeof(esc) - o, "\\x%02x",
-					      c);
+			o += (size_t)snprintf(esc + o, sizeof(esc) - o,
+					      "\\x%02x", c);
 		else
 			esc[o++] = (char)c;
 	}
@@ -511,7 +511,8 @@ bool spec_match_block(const struct spec *spec, const struct device *dev)
 	case SPEC_BLOCK_BY_ID:
 		return has_link(dev->devlinks, "/dev/disk/by-id/", spec->value);
 	case SPEC_BLOCK_BY_PATH:
-		return has_link(dev->devlinks, "/dev/disk/by-path/", spec->value);
+		return has_link(dev->devlinks, "/dev/disk/by-path/",
+				spec->value);
 	default:
 		return false;
 	}
@@ -522,7 +523,8 @@ static bool same_parent(const char *a, const char *b)
 {
 	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
 
-	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
+	return sa && sb && sa - a == sb - b &&
+	       strncmp(a, b, (size_t)(sa - a)) == 0;
 }
 
 bool spec_match_sibling(const struct spec *spec, const struct device *anchor,

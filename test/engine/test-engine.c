@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,12 +22,14 @@
 #include "engine.h"
 #include "fakesys.h"
 #include "log.h"
+#include "probe.h"
 #include "report.h"
 #include "test.h"
 #include "util.h"
 
 struct run {
 	struct fakesys fs;
+	char dev[300]; /* device nodes to probe: image files, or nothing */
 	struct engine *e;
 	int status;
 	pid_t child;
@@ -36,6 +39,8 @@ static void run_begin(struct run *r, bool kernel_source)
 {
 	memset(r, 0, sizeof(*r));
 	fakesys_init(&r->fs);
+	snprintf(r->dev, sizeof(r->dev), "%s/dev", r->fs.root);
+	mkdir(r->dev, 0755);
 	r->child = -1;
 	(void)kernel_source;
 }
@@ -46,6 +51,7 @@ static struct engine *engine_for(struct run *r, bool kernel_source, int rcvbuf,
 {
 	struct engine_options opts = {
 		.sysfs_root = r->fs.root,
+		.dev_root = r->dev,
 		.uevent_fd = kernel_source ? -1 : r->fs.feed[0],
 		.rcvbuf = rcvbuf,
 		.after_subscribe = after_subscribe,
@@ -546,6 +552,93 @@ static void test_lost_retakes(void)
 	run_end(&r);
 }
 
+/* Makes @dev/@name an 8 MiB image: ext4 with @uuid and @label, or zeros
+ * when @uuid is NULL; @corrupt zeroes the ext4 magic (offset 0x438). */
+static void make_image(const char *dev, const char *name, const char *uuid,
+		       const char *label, bool corrupt)
+{
+	char path[400], cmd[1200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dev, name);
+	f = fopen(path, "w");
+	if (!f || ftruncate(fileno(f), 8 << 20) < 0) {
+		perror(path);
+		exit(99);
+	}
+	if (corrupt && uuid) {
+		fclose(f);
+		f = NULL;
+	}
+	if (uuid) {
+		snprintf(cmd, sizeof(cmd),
+			 "mkfs.ext4 -q -F -U %s -L '%s' '%s' >/dev/null 2>&1",
+			 uuid, label, path);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "test-engine: mkfs.ext4 failed "
+					"(e2fsprogs installed?): FAILING\n");
+			exit(1);
+		}
+	}
+	if (corrupt) {
+		static const char zero[2];
+
+		f = fopen(path, "r+");
+		if (!f || fseek(f, 0x438, SEEK_SET) < 0 ||
+		    fwrite(zero, 1, 2, f) != 2) {
+			perror(path);
+			exit(99);
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* With libblkid: UUID=/LABEL= match through the probe, a medium without
+ * a filesystem (or with a broken one) is not a root. */
+static void test_probe(void)
+{
+	static const char uuid[] = "0b7c0d7a-7b1e-4f6c-9d4e-2f1a9a3c5e11";
+	struct spec spec;
+	char err[100];
+	struct run r;
+
+	if (!probe_available()) {
+		/* refused up front, never pretended */
+		run_begin(&r, false);
+		engine_for(&r, false, 0, NULL, NULL);
+		spec_parse_block("UUID=1234", &spec, err, sizeof(err));
+		CHECK_INT(engine_add_target(r.e, "root", &spec, 100),
+			  -EOPNOTSUPP);
+		run_end(&r);
+		return;
+	}
+	run_begin(&r, false);
+	make_image(r.dev, "sdu1", uuid, "rootfs", false);
+	make_image(r.dev, "sdu2", NULL, NULL, false);
+	make_image(r.dev, "sdu3", "11111111-2222-3333-4444-555555555555",
+		   "broken", true);
+	fakesys_add_block(&r.fs, "sdu1", 8, 161, 16384, NULL, true);
+	fakesys_add_block(&r.fs, "sdu2", 8, 162, 16384, NULL, true);
+	fakesys_add_block(&r.fs, "sdu3", 8, 163, 16384, NULL, true);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "UUID=0B7C0D7A-7B1E-4F6C-9D4E-2F1A9A3C5E11",
+			 1000);
+	add_block_target(r.e, "LABEL=rootfs", 1000);
+	add_block_target(r.e, "/dev/disk/by-label/rootfs", 1000);
+	add_block_target(r.e, "/dev/sdu2", 300);
+	add_block_target(r.e, "UUID=11111111-2222-3333-4444-555555555555", 300);
+	add_block_target(r.e, "LABEL=broken", 300);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdu1");
+	CHECK_STR(engine_target(r.e, 1)->node, "/dev/sdu1");
+	CHECK_STR(engine_target(r.e, 2)->node, "/dev/sdu1");
+	CHECK_INT(engine_target(r.e, 3)->state, TARGET_EXPIRED);
+	CHECK_INT(engine_target(r.e, 4)->state, TARGET_EXPIRED);
+	CHECK_INT(engine_target(r.e, 5)->state, TARGET_EXPIRED);
+	run_end(&r);
+}
+
 int main(void)
 {
 	if (getuid() != 0) {
@@ -569,5 +662,6 @@ int main(void)
 	test_zero_timeout();
 	test_console_and_net();
 	test_lost_retakes();
+	test_probe();
 	return test_summary("test-engine");
 }

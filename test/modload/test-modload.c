@@ -73,25 +73,30 @@ static void would_load(const char *log, char *out, size_t size)
 
 		if (out[0])
 			strncat(out, " ", size - strlen(out) - 1);
-		strncat(out, p + 11, n < size - strlen(out) - 1 ?
-					     n : size - strlen(out) - 1);
+		strncat(out, p + 11,
+			n < size - strlen(out) - 1 ? n
+						   : size - strlen(out) - 1);
 		p += 11;
 	}
 }
 
 static void test_aliases(void)
 {
-	static const char *const pci[] = {
-		"pci:v00008086d00001234sv00001AF4sd00001100bc01sc06i01", NULL
-	};
-	static const char *const usb[] = {
-		"usb:v1234p5678d0100dc00dsc00dp00ic08isc06ip50in00", NULL
-	};
-	static const char *const twice[] = {
-		"pci:v00008086d00001234sv00001AF4sd00001100bc01sc06i01",
-		"pci:v00008086d00001234sv00001AF4sd00001100bc01sc06i01",
-		"acpi:NOTHING0:", NULL
-	};
+	static const char *const pci[] = { "pci:"
+					   "v00008086d00001234sv00001AF4sd00001"
+					   "100bc01sc06i01",
+					   NULL };
+	static const char *const usb[] = { "usb:"
+					   "v1234p5678d0100dc00dsc00dp00ic08isc"
+					   "06ip50in00",
+					   NULL };
+	static const char *const twice[] = { "pci:"
+					     "v00008086d00001234sv00001AF4sd000"
+					     "01100bc01sc06i01",
+					     "pci:"
+					     "v00008086d00001234sv00001AF4sd000"
+					     "01100bc01sc06i01",
+					     "acpi:NOTHING0:", NULL };
 	char log[8192], mods[256];
 	struct direct d = { .aliases = pci };
 
@@ -165,8 +170,10 @@ static void test_engine_feeds_loader(void)
 	fakesys_init(&v.fs);
 	send_modalias(&v.fs, "/devices/pci0000:00/0000:00:04.0", "pci",
 		      "pci:v00008086d00001234sv00001AF4sd00001100bc01sc06i01");
-	send_modalias(&v.fs, "/devices/pci0000:00/0000:00:05.0/usb1/1-1/1-1:1.0",
-		      "usb", "usb:v1234p5678d0100dc00dsc00dp00ic08isc06ip50in00");
+	send_modalias(&v.fs,
+		      "/devices/pci0000:00/0000:00:05.0/usb1/1-1/1-1:1.0",
+		      "usb",
+		      "usb:v1234p5678d0100dc00dsc00dp00ic08isc06ip50in00");
 	capture(run_engine, &v, log, sizeof(log));
 	would_load(log, mods, sizeof(mods));
 	CHECK_INT(v.status, EXIT_TIMEOUT);
@@ -198,7 +205,8 @@ int main(int argc, char **argv)
 	snprintf(cmd, sizeof(cmd), "sh '%s' '%s'", argv[1], dir);
 	p = popen(cmd, "r");
 	if (!p || !fgets(moddir, sizeof(moddir), p) || pclose(p) != 0) {
-		fprintf(stderr, "test-modload: could not build the fixture (needs cc and depmod): FAILING\n");
+		fprintf(stderr, "test-modload: could not build the fixture "
+				"(needs cc and depmod): FAILING\n");
 		return 1;
 	}
 	moddir[strcspn(moddir, "\n")] = '\0';

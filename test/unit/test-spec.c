@@ -888,6 +888,90 @@ static void test_match_none(void)
 	}
 }
 
+/* udev mode: by-id and by-path match DEVLINKS, whole words only, with
+ * udev's escaping of blanks and slashes. */
+static void test_match_devlinks(void)
+{
+	struct device d = {
+		.kind = DEV_BLOCK,
+		.name = (char *)"sdb1",
+		.size = 100,
+		.devlinks = (char *)"/dev/disk/by-id/"
+				    "usb-Kingston_DT_123-0:0-part1 "
+				    "/dev/disk/by-path/"
+				    "pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0-"
+				    "part1 "
+				    "/dev/disk/by-label/my\\x20disk",
+	};
+	struct spec spec;
+	char err[100];
+
+	CHECK_INT(spec_parse_block("/dev/disk/by-id/"
+				   "usb-Kingston_DT_123-0:0-part1",
+				   &spec, err, sizeof(err)),
+		  0);
+	CHECK(spec_match_block(&spec, &d));
+	/* a prefix of a link is not the link */
+	spec_parse_block("/dev/disk/by-id/usb-Kingston_DT_123-0:0", &spec, err,
+			 sizeof(err));
+	CHECK(!spec_match_block(&spec, &d));
+	spec_parse_block("/dev/disk/by-path/"
+			 "pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0-part1",
+			 &spec, err, sizeof(err));
+	CHECK(spec_match_block(&spec, &d));
+	/* by-id names are not by-path names */
+	spec_parse_block("/dev/disk/by-path/usb-Kingston_DT_123-0:0-part1",
+			 &spec, err, sizeof(err));
+	CHECK(!spec_match_block(&spec, &d));
+	d.devlinks = NULL;
+	spec_parse_block("/dev/disk/by-id/usb-Kingston_DT_123-0:0-part1", &spec,
+			 err, sizeof(err));
+	CHECK(!spec_match_block(&spec, &d));
+}
+
+/* PARTUUID=X/PARTNROFF=N: the partition N numbers on, same disk. */
+static void test_match_sibling(void)
+{
+	struct device anchor = {
+		.kind = DEV_BLOCK,
+		.devpath = (char *)"/devices/pci0000:00/0000:00:04.0/virtio1/"
+				   "block/vda/vda1",
+		.is_partition = true,
+		.partn = 1,
+	};
+	struct device vda2 = anchor, vda3 = anchor, vdb2 = anchor, vda = anchor;
+	struct spec spec;
+	char err[100];
+
+	vda2.devpath = (char *)"/devices/pci0000:00/0000:00:04.0/virtio1/block/"
+			       "vda/vda2";
+	vda2.partn = 2;
+	vda3.devpath = (char *)"/devices/pci0000:00/0000:00:04.0/virtio1/block/"
+			       "vda/vda3";
+	vda3.partn = 3;
+	vdb2.devpath = (char *)"/devices/pci0000:00/0000:00:05.0/virtio2/block/"
+			       "vdb/vdb2";
+	vdb2.partn = 2;
+	vda.devpath = (char *)"/devices/pci0000:00/0000:00:04.0/virtio1/block/"
+			      "vda";
+	vda.is_partition = false;
+	vda.partn = 0;
+
+	CHECK_INT(spec_parse_block("PARTUUID=00112233-01/PARTNROFF=1", &spec,
+				   err, sizeof(err)),
+		  0);
+	CHECK(spec_match_sibling(&spec, &anchor, &vda2));
+	CHECK(!spec_match_sibling(&spec, &anchor, &vda3));
+	CHECK(!spec_match_sibling(&spec, &anchor, &vdb2)); /* other disk */
+	CHECK(!spec_match_sibling(&spec, &anchor, &vda));  /* not a partition */
+	spec_parse_block("PARTUUID=00112233-02/PARTNROFF=-1", &spec, err,
+			 sizeof(err));
+	CHECK(spec_match_sibling(&spec, &vda2, &anchor));
+	spec_parse_block("PARTUUID=00112233-01/PARTNROFF=-1", &spec, err,
+			 sizeof(err));
+	CHECK(!spec_match_sibling(&spec, &anchor, &vda)); /* partition 0 */
+}
+
 int main(void)
 {
 	test_parse_block();
@@ -896,5 +980,7 @@ int main(void)
 	test_parse_net();
 	test_match();
 	test_match_none();
+	test_match_devlinks();
+	test_match_sibling();
 	return test_summary("test-spec");
 }
