@@ -203,7 +203,8 @@ static int add_target(struct engine *e, const char *role,
 
 static int cli_modload_open(const struct cli *c, struct modload **out)
 {
-	int r = modload_new(out, c->moddir, c->dry_run ? MODLOAD_DRY_RUN : 0);
+	int r = modload_new(out, c->moddir, NULL,
+			    c->dry_run ? MODLOAD_DRY_RUN : 0);
 
 	if (r == -EOPNOTSUPP)
 		return cli_usage_error("--modprobe: needs libkmod, which this "

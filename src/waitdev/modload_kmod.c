@@ -138,7 +138,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int modload_new(struct modload **out, const char *dirname, unsigned flags)
+int modload_new(struct modload **out, const char *dirname,
+		const char *const *config, unsigned flags)
 {
 	struct modload *ml = calloc(1, sizeof(*ml));
 	int r;
@@ -146,7 +147,7 @@ int modload_new(struct modload **out, const char *dirname, unsigned flags)
 	if (!ml)
 		return -ENOMEM;
 	ml->flags = flags;
-	ml->ctx = kmod_new(dirname, NULL);
+	ml->ctx = kmod_new(dirname, config);
 	if (!ml->ctx) {
 		free(ml);
 		return -ENOENT;
@@ -155,8 +156,8 @@ int modload_new(struct modload **out, const char *dirname, unsigned flags)
 	kmod_set_log_priority(ml->ctx, 7);
 	/* the indexes now, not on the first uevent */
 	r = kmod_load_resources(ml->ctx);
-	if (r < 0)
-		log_warn("module indexes in %s: %s",
+	if (r < 0) /* libkmod falls back to reading them on demand */
+		log_info("module indexes in %s: %s",
 			 dirname ? dirname : "/lib/modules", strerror(-r));
 	pthread_mutex_init(&ml->lock, NULL);
 	pthread_cond_init(&ml->wake, NULL);
@@ -259,9 +260,11 @@ int modload_now(struct modload *ml, const char *name)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
 
-		r = kmod_module_probe_insert_module(mod,
-						    KMOD_PROBE_APPLY_BLACKLIST,
-						    NULL, NULL, NULL, NULL);
+		/* by name, as modprobe does: "blacklist" only stops
+		 * loading through aliases */
+		r = kmod_module_probe_insert_module(
+			mod, KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY, NULL, NULL,
+			NULL, NULL);
 		kmod_module_unref(mod);
 		if (r < 0)
 			break;

@@ -14,9 +14,11 @@ bool modload_available(void)
 	return false;
 }
 
-int modload_new(struct modload **out, const char *dirname, unsigned flags)
+int modload_new(struct modload **out, const char *dirname,
+		const char *const *config, unsigned flags)
 {
 	(void)dirname;
+	(void)config;
 	(void)flags;
 	*out = NULL;
 	return -EOPNOTSUPP;

@@ -42,6 +42,7 @@ static void capture(void (*fn)(void *), void *ctx, char *out, size_t size)
 
 struct direct {
 	const char *const *aliases;
+	const char *const *config; /* modprobe.d directories */
 	struct modload_stats stats;
 };
 
@@ -51,7 +52,7 @@ static void run_direct(void *ctx)
 	struct modload *ml;
 	unsigned i;
 
-	if (modload_new(&ml, moddir, MODLOAD_DRY_RUN) < 0) {
+	if (modload_new(&ml, moddir, d->config, MODLOAD_DRY_RUN) < 0) {
 		fprintf(stderr, "modload_new failed\n");
 		return;
 	}
@@ -119,6 +120,37 @@ static void test_aliases(void)
 	CHECK_INT(d.stats.failed, 0);
 }
 
+/* "blacklist fake_a" in modprobe.d: its alias loads nothing */
+static void test_blacklist(void)
+{
+	static const char *const pci[] = { "pci:"
+					   "v00008086d00001234sv00001AF4sd00001"
+					   "100bc01sc06i01",
+					   NULL };
+	char conf[] = "/tmp/waitdev-modprobe.d-XXXXXX", path[300];
+	const char *config[] = { conf, NULL };
+	struct direct d = { .aliases = pci, .config = config };
+	char log[8192], mods[256];
+	FILE *f;
+
+	if (!mkdtemp(conf))
+		exit(99);
+	snprintf(path, sizeof(path), "%s/blacklist.conf", conf);
+	f = fopen(path, "w");
+	if (!f)
+		exit(99);
+	fputs("blacklist fake_a\n", f);
+	fclose(f);
+	log_set_level(LOG_LVL_INFO);
+	capture(run_direct, &d, log, sizeof(log));
+	log_set_level(LOG_LVL_NOTICE);
+	would_load(log, mods, sizeof(mods));
+	CHECK_STR(mods, "");
+	CHECK_MSG(strstr(log, "fake_a is blacklisted"), "log:\n%s", log);
+	unlink(path);
+	rmdir(conf);
+}
+
 struct via_engine {
 	struct fakesys fs;
 	int status;
@@ -135,7 +167,7 @@ static void run_engine(void *ctx)
 	struct spec spec;
 	char err[100];
 
-	if (modload_new(&opts.modload, moddir, MODLOAD_DRY_RUN) < 0 ||
+	if (modload_new(&opts.modload, moddir, NULL, MODLOAD_DRY_RUN) < 0 ||
 	    engine_new(&e, &opts) < 0) {
 		fprintf(stderr, "setup failed\n");
 		return;
@@ -197,7 +229,7 @@ int main(int argc, char **argv)
 		struct modload *ml;
 
 		/* a build without libkmod must refuse, not pretend */
-		CHECK_INT(modload_new(&ml, NULL, 0), -EOPNOTSUPP);
+		CHECK_INT(modload_new(&ml, NULL, NULL, 0), -EOPNOTSUPP);
 		return test_summary("test-modload (no libkmod)");
 	}
 	if (!mkdtemp(dir))
@@ -211,6 +243,7 @@ int main(int argc, char **argv)
 	}
 	moddir[strcspn(moddir, "\n")] = '\0';
 	test_aliases();
+	test_blacklist();
 	test_engine_feeds_loader();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
