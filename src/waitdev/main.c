@@ -1,164 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * waitdev - wait for the root block device, the console tty and network
- * interfaces named on the kernel command line (or with --root, --console,
- * --net), in parallel, and return the moment they are there.
- */
-#include <stdio.h>
+/* The waitdev binary: one program, four names (see frontends.h). */
 #include <string.h>
 
-#include "cli.h"
-#include "log.h"
-#include "util.h"
-
-static void usage(void)
-{
-	printf("Usage: waitdev [OPTION]...\n"
-	       "Wait for the devices the kernel command line names, or those "
-	       "given here.\n"
-	       "\n"
-	       "  --root SPEC           root block device (/dev/sda1, "
-	       "PARTLABEL=x, 8:1, ...)\n"
-	       "  --console SPEC        console tty (ttyS0, ttyUSB0,115200n8, "
-	       "...)\n"
-	       "  --net SPEC[,SPEC]     interface: name, glob, MAC or any, "
-	       "[:up|:carrier]\n"
-	       "  --timeout S           one deadline for everything (seconds "
-	       "or forever)\n"
-	       "  --cmdline STRING      parse STRING instead of /proc/cmdline\n"
-	       "  --cmdline-file FILE   parse FILE instead of /proc/cmdline\n"
-	       "  --format FMT          plain (default), shell or json\n"
-	       "  --kmsg, --no-kmsg     also log to /dev/kmsg (default: in an "
-	       "initramfs)\n"
-	       "  -q, --quiet           only errors\n"
-	       "  -v, --verbose         more detail (twice: debug)\n"
-	       "  -h, --help            this text\n"
-	       "      --version         the version\n"
-	       "\n"
-	       "Testing: --sysfs DIR, --uevent-fd N, --rcvbuf BYTES.\n"
-	       "Exit: 0 all found, 1 deadline passed, 2 usage or bad spec,\n"
-	       "3 system error, 128+N killed by signal N. See waitdev(8), "
-	       "waitdev(7).\n");
-}
-
-struct specs {
-	const char *root, *console;
-	const char *net[CMDLINE_NET_MAX];
-	unsigned n_net;
-};
-
-static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
-{
-	int opt, r;
-
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  cli_options, NULL)) != -1) {
-		r = cli_option(c, opt, optarg);
-		if (r < 0)
-			return -r;
-		if (r > 0)
-			continue;
-		switch (opt) {
-		case CLI_OPT_ROOT:
-			s->root = optarg;
-			break;
-		case CLI_OPT_CONSOLE:
-			s->console = optarg;
-			break;
-		case CLI_OPT_NET:
-			if (s->n_net == CMDLINE_NET_MAX)
-				return cli_usage_error("--net: more than %d "
-						       "given",
-						       CMDLINE_NET_MAX);
-			s->net[s->n_net++] = optarg;
-			break;
-		case 'h':
-			usage();
-			return -1;
-		case CLI_OPT_VERSION:
-			cli_print_version("waitdev");
-			return -1;
-		default:
-			return cli_usage_error("%s: unknown option or missing "
-					       "argument (see --help)",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("%s: unexpected argument (see --help)",
-				       argv[optind]);
-	return 0;
-}
-
-/* Command-line specs replace the kernel's, all of them. */
-static int apply_specs(const struct specs *s, struct wait_config *cfg)
-{
-	char err[256];
-	unsigned i;
-	int r;
-
-	if (!s->root && !s->console && !s->n_net)
-		return 0;
-	cfg->has_root = cfg->has_console = false;
-	cfg->n_net = 0;
-	cfg->n_skipped = 0;
-	if (s->root) {
-		if (spec_parse_block(s->root, &cfg->root, err, sizeof(err)) < 0)
-			return cli_usage_error("--root %s: %s", s->root, err);
-		cfg->has_root = true;
-	}
-	if (s->console) {
-		if (spec_parse_console(s->console, &cfg->console, err,
-				       sizeof(err)) < 0)
-			return cli_usage_error("--console %s: %s", s->console,
-					       err);
-		cfg->has_console = true;
-	}
-	for (i = 0; i < s->n_net; i++) {
-		struct wait_config one;
-
-		cmdline_config_init(&one);
-		/* the same list grammar as waitdev.net= */
-		r = cmdline_parse_net_list("--net", s->net[i], &one, err,
-					   sizeof(err));
-		if (r < 0)
-			return cli_usage_error("%s", err);
-		if (cfg->n_net + one.n_net > CMDLINE_NET_MAX)
-			return cli_usage_error("--net: more than %d interfaces",
-					       CMDLINE_NET_MAX);
-		memcpy(&cfg->net[cfg->n_net], one.net,
-		       one.n_net * sizeof(one.net[0]));
-		cfg->n_net += one.n_net;
-	}
-	return 0;
-}
+#include "frontends.h"
 
 int main(int argc, char **argv)
 {
-	struct specs specs = { 0 };
-	struct wait_config cfg;
-	struct engine *e = NULL;
-	struct cli c;
-	int r;
+	const char *name = argc > 0 ? strrchr(argv[0], '/') : NULL;
 
-	cli_init(&c, "waitdev");
-	r = parse_args(argc, argv, &c, &specs);
-	if (r)
-		return r < 0 ? EXIT_FOUND : r;
-	r = cli_load_config(&c, &cfg);
-	if (r)
-		return r;
-	r = apply_specs(&specs, &cfg);
-	if (r)
-		return r;
-	cli_apply_timeout(&c, &cfg);
-	r = cli_run(&c, &cfg, CLI_ROLE_ROOT | CLI_ROLE_CONSOLE | CLI_ROLE_NET,
-		    &e);
-	if (r == EXIT_FOUND || r == EXIT_TIMEOUT)
-		if (report_result(stdout, c.format, e) < 0)
-			r = EXIT_SYSTEM;
-	engine_free(e);
-	log_close_kmsg();
-	return r;
+	name = name ? name + 1 : argc > 0 ? argv[0] : "waitdev";
+	if (strcmp(name, "rootwait") == 0)
+		return rootwait_main(argc, argv);
+	if (strcmp(name, "consolewait") == 0)
+		return consolewait_main(argc, argv);
+	if (strcmp(name, "modprobe") == 0)
+		return modprobe_main(argc, argv);
+	return waitdev_main(argc, argv);
 }

@@ -248,9 +248,12 @@ struct modload_stats modload_stats(struct modload *ml)
 
 int modload_now(struct modload *ml, const char *name)
 {
+	unsigned flags = KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY;
 	struct kmod_list *list = NULL, *l;
 	int r;
 
+	if (ml->flags & MODLOAD_DRY_RUN)
+		flags |= KMOD_PROBE_DRY_RUN;
 	r = kmod_module_new_from_lookup(ml->ctx, name, &list);
 	if (r < 0)
 		return r;
@@ -263,8 +266,8 @@ int modload_now(struct modload *ml, const char *name)
 		/* by name, as modprobe does: "blacklist" only stops
 		 * loading through aliases */
 		r = kmod_module_probe_insert_module(
-			mod, KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY, NULL, NULL,
-			NULL, NULL);
+			mod, flags, NULL, NULL, NULL,
+			flags & KMOD_PROBE_DRY_RUN ? print_action : NULL);
 		kmod_module_unref(mod);
 		if (r < 0)
 			break;

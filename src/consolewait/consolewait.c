@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * consolewait - wait for the console tty; with "-- CMD ARGS...", reopen
+ * stdin, stdout and stderr on it and exec CMD. This is the userspace half
+ * of the 2009 "wait for console" patch: programs inherited from init get
+ * a standard input, output and error even when the console (a USB-serial
+ * adapter, say) registers after /init started.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "frontends.h"
+#include "log.h"
+#include "util.h"
+
+#define NODE_MAX 256
+
+static void usage(void)
+{
+	printf("Usage: consolewait [OPTION]... [SPEC] [-- CMD [ARG]...]\n"
+	       "Wait for the console tty; print it, or run CMD on it.\n"
+	       "\n"
+	       "  SPEC                  ttyS0, ttyUSB0,115200n8, /dev/hvc0, "
+	       "...\n"
+	       "                        (default: waitdev.console= or the last "
+	       "tty console=)\n"
+	       "  --timeout S           deadline in seconds, or forever\n"
+	       "                        (default: consolewait, "
+	       "consoledelay=MS, or 1 s)\n"
+	       "  --cmdline STRING, --cmdline-file FILE, --kmsg, --no-kmsg,\n"
+	       "  -q, -v, -h, --version as in waitdev(8)\n"
+	       "\n"
+	       "Without the tty by the deadline, CMD runs anyway on the "
+	       "inherited\n"
+	       "stdio and /dev/kmsg says so.\n"
+	       "Exit: 0 found, 1 deadline passed, 2 usage or bad spec,\n"
+	       "3 system error, 128+N killed by signal N. See "
+	       "consolewait(8).\n");
+}
+
+/* Makes @node the stdin, stdout and stderr of this process. */
+static int reopen_stdio(const char *node)
+{
+	/* O_NONBLOCK: a serial port without CLOCAL would block the open
+	 * until carrier; CMD gets a blocking descriptor all the same */
+	int fd = open(node, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	int i, fl;
+
+	if (fd < 0)
+		return -errno;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	for (i = 0; i < 3; i++) {
+		if (dup2(fd, i) < 0) {
+			int r = -errno;
+
+			close(fd);
+			return r;
+		}
+	}
+	if (fd > 2)
+		close(fd);
+	return 0;
+}
+
+/* The deadline passed: say so where a boot log is kept. */
+static void kmsg_no_console(const char *spec, const char *cmd)
+{
+	if (log_open_kmsg(NULL) < 0)
+		return;
+	/* the boot log gets this line even with -q */
+	if (log_get_level() < LOG_LVL_WARN)
+		log_set_level(LOG_LVL_WARN);
+	log_warn("console %s did not appear: running %s on the inherited stdio",
+		 spec, cmd);
+}
+
+/* @node is the tty found, or NULL when the deadline passed. */
+static int run_cmd(const char *node, const char *spec, char **cmd)
+{
+	int r;
+
+	if (node) {
+		r = reopen_stdio(node);
+		if (r < 0)
+			log_err("%s: %s: running %s on the inherited stdio",
+				node, strerror(-r), cmd[0]);
+	} else if (spec) {
+		kmsg_no_console(spec, cmd[0]);
+	}
+	execvp(cmd[0], cmd);
+	log_err("%s: %s", cmd[0], strerror(errno));
+	return EXIT_SYSTEM;
+}
+
+/*
+ * Parses the options and waits. Returns the exit status, or -1 after
+ * --help or --version. On success @node holds the tty; @spec holds the
+ * console waited for, empty if none was.
+ */
+static int wait_console(int argc, char **argv, char *node, char *spec)
+{
+	struct wait_config cfg;
+	struct engine *e = NULL;
+	char err[256];
+	struct cli c;
+	int opt, r;
+
+	cli_init(&c, "consolewait");
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
+				  cli_options, NULL)) != -1) {
+		r = cli_option(&c, opt, optarg);
+		if (r < 0)
+			return -r;
+		if (r > 0)
+			continue;
+		if (opt == 'h') {
+			usage();
+			return -1;
+		}
+		if (opt == CLI_OPT_VERSION) {
+			cli_print_version("consolewait");
+			return -1;
+		}
+		return cli_usage_error("%s: unknown option or missing argument "
+				       "(see --help)",
+				       argv[optind - 1]);
+	}
+	if (argc - optind > 1)
+		return cli_usage_error("%s: only one SPEC (see --help)",
+				       argv[optind + 1]);
+	r = cli_load_config(&c, &cfg);
+	if (r)
+		return r;
+	if (optind < argc) {
+		if (spec_parse_console(argv[optind], &cfg.console, err,
+				       sizeof(err)) < 0)
+			return cli_usage_error("%s: %s", argv[optind], err);
+		cfg.has_console = true;
+	}
+	if (!cfg.has_console)
+		return cli_usage_error("no console named: give SPEC, or "
+				       "console= or waitdev.console= on the "
+				       "kernel command line");
+	if (cfg.console.type == SPEC_CONSOLE_OTHER)
+		return cli_usage_error("console %s is not a tty",
+				       cfg.console.text);
+	strscpy(spec, cfg.console.text, SPEC_VALUE_MAX);
+	cli_apply_timeout(&c, &cfg);
+	r = cli_run(&c, &cfg, CLI_ROLE_CONSOLE, &e);
+	if (r == EXIT_FOUND)
+		strscpy(node, engine_target(e, 0)->node, NODE_MAX);
+	/* also restores the signal mask that CMD must inherit */
+	engine_free(e);
+	return r;
+}
+
+int consolewait_main(int argc, char **argv)
+{
+	char spec[SPEC_VALUE_MAX] = "", node[NODE_MAX] = "";
+	char **cmd = NULL;
+	int r, i;
+
+	/* everything after "--" is CMD: hide it from getopt */
+	for (i = 1; i < argc; i++) {
+		if (streq(argv[i], "--")) {
+			cmd = argv + i + 1;
+			argc = i;
+			argv[i] = NULL;
+			break;
+		}
+	}
+	log_set_program("consolewait");
+	if (cmd && !cmd[0])
+		return cli_usage_error("--: no command after it");
+	r = wait_console(argc, argv, node, spec);
+	if (r < 0)
+		return EXIT_FOUND;
+	/* only a signal stops CMD: whatever else failed, the boot goes on */
+	if (cmd && r < EXIT_SIGNAL_BASE)
+		return run_cmd(r == EXIT_FOUND ? node : NULL,
+			       spec[0] ? spec : NULL, cmd);
+	if (r == EXIT_FOUND && (printf("%s\n", node) < 0 || fflush(stdout)))
+		r = EXIT_SYSTEM;
+	log_close_kmsg();
+	return r;
+}
