@@ -325,6 +325,12 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 	dev = devtab_update(e->devtab, ev, e->generation);
 	if (!dev)
 		return errno == ENOMEM ? -ENOMEM : 0;
+	if (ev->udev && kind == DEV_BLOCK)
+		log_debug("%s: udev: type %s uuid %s label %s partuuid %s",
+			  ev->devpath, ev->fs_type ? ev->fs_type : "-",
+			  ev->fs_uuid ? ev->fs_uuid : "-",
+			  ev->fs_label ? ev->fs_label : "-",
+			  ev->part_uuid ? ev->part_uuid : "-");
 	r = sysfs_read_attrs(e->sysfs, dev);
 	if (r < 0)
 		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));

@@ -304,7 +304,7 @@ static void report_seen(const struct devtab *tab, const struct spec *spec)
 		log_err("  seen %zu unused loop and ram devices (no medium)",
 			unused);
 	if (n == 0)
-		log_err("  seen %s devices: none", dev_kind_name(kind));
+		log_err("  none");
 	free(devs);
 }
 
