@@ -32,6 +32,8 @@ static void usage(void)
 	       "                        (default: consolewait, "
 	       "consoledelay=MS, or 1 s)\n"
 	       "  --cmdline STRING, --cmdline-file FILE, --kmsg, --no-kmsg,\n"
+	       "  --source SRC, --modprobe, --dry-run, --moddir DIR, "
+	       "--coldplug,\n"
 	       "  -q, -v, -h, --version as in waitdev(8)\n"
 	       "\n"
 	       "Without the tty by the deadline, CMD runs anyway on the "
@@ -132,9 +134,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 			cli_print_version("consolewait");
 			return -1;
 		}
-		return cli_usage_error("%s: unknown option or missing argument "
-				       "(see --help)",
-				       argv[optind - 1]);
+		return cli_foreign_option("consolewait", opt, argv[optind - 1]);
 	}
 	if (argc - optind > 1)
 		return cli_usage_error("%s: only one SPEC (see --help)",

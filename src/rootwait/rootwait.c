@@ -21,6 +21,8 @@ static void usage(void)
 	       "                        (default: waitdev.root= or root=)\n"
 	       "  --timeout S           deadline in seconds, or forever\n"
 	       "  --cmdline STRING, --cmdline-file FILE, --kmsg, --no-kmsg,\n"
+	       "  --source SRC, --modprobe, --dry-run, --moddir DIR, "
+	       "--coldplug,\n"
 	       "  -q, -v, -h, --version as in waitdev(8)\n"
 	       "\n"
 	       "Exit: 0 found, 1 deadline passed, 2 usage or bad spec,\n"
@@ -53,9 +55,7 @@ int rootwait_main(int argc, char **argv)
 			cli_print_version("rootwait");
 			return EXIT_FOUND;
 		}
-		return cli_usage_error("%s: unknown option or missing argument "
-				       "(see --help)",
-				       argv[optind - 1]);
+		return cli_foreign_option("rootwait", opt, argv[optind - 1]);
 	}
 	if (argc - optind > 1)
 		return cli_usage_error("%s: only one SPEC (see --help)",

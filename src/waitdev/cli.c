@@ -54,6 +54,21 @@ void cli_print_version(const char *program)
 	       source_udev_available() ? "yes" : "no");
 }
 
+int cli_foreign_option(const char *program, int opt, const char *arg)
+{
+	const struct option *o;
+
+	for (o = cli_options; o->name; o++)
+		if (o->val == opt)
+			return cli_usage_error("--%s: an option of waitdev, "
+					       "not "
+					       "of %s (see --help)",
+					       o->name, program);
+	return cli_usage_error("%s: unknown option or missing argument (see "
+			       "--help)",
+			       arg);
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
 	char line[512];
@@ -190,6 +205,11 @@ static int add_target(struct engine *e, const char *role,
 {
 	int r = engine_add_target(e, role, spec, timeout_ms);
 
+	if (r == -EOPNOTSUPP && spec_need(spec) == SPEC_NEED_UDEV &&
+	    source_udev_available())
+		return cli_usage_error("%s %s: needs the udev source (udevd "
+				       "running, or --source udev)",
+				       role, spec->text);
 	if (r == -EOPNOTSUPP)
 		return cli_usage_error("%s %s: needs %s, which this waitdev "
 				       "was built without",
@@ -280,10 +300,18 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 
 	*out = NULL;
 	setup_logging(c);
-	if (c->modprobe || cfg->modprobe || c->dry_run) {
+	if (c->modprobe || c->dry_run) {
 		r = cli_modload_open(c, &opts.modload);
 		if (r)
 			return r;
+	} else if (cfg->modprobe) {
+		/* asked for on the kernel command line: the boot goes on
+		 * without module loading rather than stop */
+		if (!modload_available())
+			log_warn("waitdev.modprobe=1: built without libkmod, "
+				 "not loading modules");
+		else if (cli_modload_open(c, &opts.modload))
+			return EXIT_USAGE;
 	}
 	for (i = 0; i < cfg->n_skipped; i++)
 		log_info("%s: not a block device or tty, not waited for",
@@ -298,7 +326,9 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	}
 	log_debug("source: %s", engine_uses_udev(e) ? "udev" : "kernel");
 	if (engine_uses_udev(e) && !source_udev_running())
-		log_warn("--source udev: udevd does not run (no /run/udev/control): only its events will be seen, none may come");
+		log_warn("--source udev: udevd does not run (no "
+			 "/run/udev/control): only its events will be seen, "
+			 "none may come");
 	*out = e;
 	r = add_targets(e, cfg, roles);
 	if (r)

@@ -97,6 +97,12 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 /* Prints "PROGRAM VERSION (probe: X, modload: Y, udev source: yes|no)". */
 void cli_print_version(const char *program);
 
+/*
+ * The error for an option @program does not take: @opt as getopt_long
+ * returned it, @arg the word it stopped at. Returns EXIT_USAGE.
+ */
+int cli_foreign_option(const char *program, int opt, const char *arg);
+
 /* The "program: error" line for usage errors; returns EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

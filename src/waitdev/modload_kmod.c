@@ -90,7 +90,7 @@ static void load_alias(struct modload *ml, const char *alias)
 		pthread_mutex_lock(&ml->lock);
 		if (r < 0)
 			ml->stats.failed++;
-		else if (r == 0)
+		else if (r == 0 && !(flags & KMOD_PROBE_DRY_RUN))
 			ml->stats.loaded++;
 		pthread_mutex_unlock(&ml->lock);
 		/* each alias is tried once, so this is said once */
@@ -101,7 +101,7 @@ static void load_alias(struct modload *ml, const char *alias)
 		else if (r > 0)
 			log_info("%s is blacklisted",
 				 kmod_module_get_name(mod));
-		else
+		else if (!(flags & KMOD_PROBE_DRY_RUN))
 			log_info("loaded %s for %s", kmod_module_get_name(mod),
 				 alias);
 		kmod_module_unref(mod);

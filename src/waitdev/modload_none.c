@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The module-loading back end of a build without libkmod. */
 #include <errno.h>
+#include <stddef.h>
 
 #include "modload.h"
 

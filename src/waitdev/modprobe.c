@@ -73,9 +73,10 @@ int modprobe_main(int argc, char **argv)
 	}
 	r = modload_new(&ml, dirname, NULL, flags);
 	if (r < 0) {
-		log_err("cannot load modules: %s",
-			r == -EOPNOTSUPP ? "built without libkmod" :
-					   strerror(-r));
+		log_err("cannot load modules: %s", r == -EOPNOTSUPP
+							   ? "built without "
+							     "libkmod"
+							   : strerror(-r));
 		return 1;
 	}
 	for (; optind < argc; optind++) {

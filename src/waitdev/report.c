@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "modload.h"
+#include "probe.h"
 #include "report.h"
 #include "util.h"
 
@@ -322,9 +323,15 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 
 		if (!spec_match(&t->spec, d) || spec_device_ready(&t->spec, d))
 			continue;
-		if (d->kind == DEV_BLOCK)
+		if (d->kind == DEV_BLOCK && d->size == 0)
 			snprintf(buf, size, "%s has no medium (size 0)",
 				 d->name);
+		else if (d->kind == DEV_BLOCK)
+			snprintf(buf, size,
+				 "%s has no filesystem that %s recognises",
+				 d->name,
+				 probe_available() ? "libblkid or udev"
+						   : "udev");
 		else
 			snprintf(buf, size, "%s is %s", d->name,
 				 d->flags & IFF_UP ? "up without carrier"
