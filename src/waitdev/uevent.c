@@ -195,7 +195,10 @@ static int check_fields(struct uevent *ev)
 	if (ev->has_devt != 0 && ev->has_devt != 3)
 		return -EBADMSG; /* MAJOR without MINOR or v.v. */
 	ev->has_devt = ev->has_devt == 3;
-	if (ev->interface && (!*ev->interface || strchr(ev->interface, '/')))
+	/* INTERFACE names a network interface only for "net"; a USB
+	 * interface's is its class triple ("8/6/80"), not ours to check */
+	if (ev->interface && streq(ev->subsystem, "net") &&
+	    (!*ev->interface || strchr(ev->interface, '/')))
 		return -EBADMSG;
 	return 0;
 }

@@ -83,6 +83,22 @@ static const struct good_case good_cases[] = {
 	    .interface = "veth0",
 	    .ifindex = 5,
 	    .seqnum = 2000 } },
+	/* recorded in a QEMU boot: the interface of a USB stick, whose
+	 * INTERFACE is a class triple and whose MODALIAS loads usb-storage */
+	{ "usb interface add",
+	  DG("add@/devices/pci0000:00/0000:00:04.0/usb2/2-1/2-1:1.0"
+	     "\0ACTION=add\0DEVPATH=/devices/pci0000:00/0000:00:04.0/usb2/"
+	     "2-1/2-1:1.0\0SUBSYSTEM=usb\0DEVTYPE=usb_interface"
+	     "\0PRODUCT=46f4/1/0\0TYPE=0/0/0\0INTERFACE=8/6/80"
+	     "\0MODALIAS=usb:v46F4p0001d0000dc00dsc00dp00ic08isc06ip50in00"
+	     "\0SEQNUM=1234\0"),
+	  { .action = UEVENT_ADD,
+	    .devpath = "/devices/pci0000:00/0000:00:04.0/usb2/2-1/2-1:1.0",
+	    .subsystem = "usb",
+	    .devtype = "usb_interface",
+	    .interface = "8/6/80",
+	    .modalias = "usb:v46F4p0001d0000dc00dsc00dp00ic08isc06ip50in00",
+	    .seqnum = 1234 } },
 	{ "tty add",
 	  DG("add@" TTYS0 "\0ACTION=add\0DEVPATH=" TTYS0 "\0SUBSYSTEM="
 	     "tty\0MAJOR=4\0MINOR="
