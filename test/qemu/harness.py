@@ -1,0 +1,432 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+Boot a real kernel in QEMU with devices that arrive late, and watch
+waitdev catch them.
+
+The pieces, in the order a boot needs them:
+  kernel     Debian's linux-image-*-amd64, fetched with apt-get download
+             and unpacked once into a cache (or --kernel/--modules);
+  initramfs  busybox-static, the static waitdev binary (also rootwait,
+             consolewait and modprobe by name), only the modules the
+             scenarios need plus their dependencies (depmod on the tree),
+             and an /init that runs waitdev --modprobe --coldplug, mounts
+             the root it reports and switch_roots into it;
+  root disk  a GPT disk whose one partition is a small ext4 filesystem
+             with a fixed UUID, PARTUUID and labels; its /sbin/init says
+             ROOT-INIT-OK and powers off;
+  qemu       qemu-system-x86_64 (KVM only when a probe boot shows it
+             works, TCG otherwise), the serial console captured, QMP to
+             hot-plug devices at chosen moments after /init started.
+
+Standard library only. Used by scenarios.py (the meson tests) and by
+the top-level ./demo.
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+CACHE = os.environ.get("WAITDEV_QEMU_CACHE", "/var/cache/waitdev-qemu")
+ROOT_UUID = "5e1f7a0e-8d2c-4b8e-9c51-0a7e3b1d2c44"
+ROOT_PARTUUID = "6a3b9f2e-1c4d-4e8f-a7b6-2d9c0e1f3a55"
+ROOT_LABEL = "waitdevroot"
+ROOT_PARTLABEL = "waitdev-root"
+
+# What the scenarios use; dependencies come from modules.dep.
+MODULES = [
+    "xhci-pci", "ehci-pci", "usb-storage", "uas", "sd_mod",
+    "usbserial", "ftdi_sio", "cdc-acm",
+    "virtio_pci", "virtio_blk", "virtio_net", "virtio_console",
+    "usbnet", "cdc_ether", "rndis_host",
+    "ext4", "crc32c_generic", "crc32c-intel", "libcrc32c",
+]
+
+
+class HarnessError(Exception):
+    pass
+
+
+def log(msg):
+    print("harness: " + msg, file=sys.stderr, flush=True)
+
+
+def run(argv, **kw):
+    kw.setdefault("check", True)
+    return subprocess.run(argv, **kw)
+
+
+# ---------------------------------------------------------------- kernel
+
+def newest_kernel_package():
+    out = run(["apt-cache", "search", "--names-only",
+               r"^linux-image-6\.1\.0-[0-9]+-amd64$"],
+              capture_output=True, text=True).stdout
+    names = [l.split()[0] for l in out.splitlines() if l.strip()]
+    if not names:
+        run(["apt-get", "update", "-qq"])
+        return newest_kernel_package()
+    return max(names, key=lambda n: int(n.split("-")[3]))
+
+
+def obtain_kernel(kernel=None, modules=None):
+    """Returns (vmlinuz, modules tree root with lib/modules/KVER, KVER)."""
+    if kernel:
+        if not modules:
+            raise HarnessError("--kernel needs --modules (a tree with "
+                               "lib/modules/VERSION)")
+        kver = os.listdir(os.path.join(modules, "lib/modules"))[0]
+        return kernel, modules, kver
+    pkg = newest_kernel_package()
+    kver = pkg[len("linux-image-"):]
+    tree = os.path.join(CACHE, pkg)
+    vmlinuz = os.path.join(tree, "boot", "vmlinuz-" + kver)
+    stamp = os.path.join(tree, ".unpacked")
+    if not os.path.exists(stamp):
+        os.makedirs(CACHE, exist_ok=True)
+        log("fetching %s (cached in %s)" % (pkg, CACHE))
+        run(["apt-get", "download", "-q", pkg], cwd=CACHE,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deb = sorted(glob.glob(os.path.join(CACHE, pkg + "_*.deb")))[-1]
+        shutil.rmtree(tree, ignore_errors=True)
+        run(["dpkg-deb", "-x", deb, tree])
+        run(["depmod", "-b", tree, kver])
+        with open(os.path.join(tree, "VERSION"), "w") as f:
+            f.write("%s %s\n" % (pkg, os.path.basename(deb)))
+        open(stamp, "w").close()
+    return vmlinuz, tree, kver
+
+
+def module_closure(tree, kver, names):
+    """Paths (relative to lib/modules/KVER) of @names and what they need:
+    modules.dep, and softdeps (ext4 wants crc32c)."""
+    base = os.path.join(tree, "lib/modules", kver)
+    deps, by_name = {}, {}
+    with open(os.path.join(base, "modules.dep")) as f:
+        for line in f:
+            path, _, rest = line.partition(":")
+            deps[path] = rest.split()
+            by_name[os.path.basename(path)[:-3].replace("-", "_")] = path
+    want, todo = set(), [n.replace("-", "_") for n in names]
+    while todo:
+        name = todo.pop()
+        path = by_name.get(name)
+        if path is None or path in want:
+            continue    # built in, or done
+        want.add(path)
+        todo.extend(os.path.basename(d)[:-3].replace("-", "_")
+                    for d in deps[path])
+    return sorted(want)
+
+
+# -------------------------------------------------------------- initramfs
+
+INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+# the kernel asks this for modules (the root's filesystem, its checksum)
+echo /sbin/modprobe > /proc/sys/kernel/modprobe
+fstype=ext4
+for arg in $(cat /proc/cmdline); do
+	case $arg in rootfstype=*) fstype=${arg#rootfstype=} ;; esac
+done
+echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)"
+out=$(/sbin/waitdev --modprobe --coldplug --format shell --kmsg)
+rc=$?
+echo "WAITDEV-RC $rc $(cut -d' ' -f1 /proc/uptime)"
+echo "$out" | sed 's/^/WAITDEV-OUT /'
+eval "$out"
+if [ -n "$WAITDEV_CONSOLE" ]; then
+	/sbin/consolewait --timeout 0 "$WAITDEV_CONSOLE" -- \
+		sh -c 'echo "WAITDEV-CONSOLE-HELLO on $(readlink /proc/$$/fd/1)"'
+fi
+for ifc in $WAITDEV_NET; do
+	ip link set "$ifc" up
+	/sbin/waitdev --net "$ifc:carrier" --timeout 5 --format shell
+done
+if [ -n "$WAITDEV_ROOT" ]; then
+	mkdir -p /root
+	if mount -t "$fstype" -o ro "$WAITDEV_ROOT" /root; then
+		echo "WAITDEV-SWITCH-ROOT $(cut -d' ' -f1 /proc/uptime)"
+		exec switch_root /root /sbin/init
+	fi
+	echo "WAITDEV-MOUNT-FAILED"
+fi
+echo "WAITDEV-RESCUE: no root device; this is where a rescue shell starts"
+poweroff -f
+"""
+
+ROOT_INIT = r"""#!/bin/busybox sh
+/bin/busybox mount -t proc proc /proc
+echo "ROOT-INIT-OK $(/bin/busybox cut -d' ' -f1 /proc/uptime)"
+/bin/busybox poweroff -f
+"""
+
+
+def find_busybox():
+    for p in ("/bin/busybox", "/usr/bin/busybox"):
+        if os.path.exists(p) and b"statically linked" in run(
+                ["file", "-L", p], capture_output=True).stdout:
+            return p
+    raise HarnessError("busybox-static is not installed "
+                       "(apt-get install busybox-static)")
+
+
+def check_static(path):
+    out = run(["file", "-L", path], capture_output=True, text=True).stdout
+    if "statically linked" not in out and "static-pie" not in out:
+        raise HarnessError("%s is not a static binary (%s); build it with "
+                           "tools/build-static" % (path, out.strip()))
+
+
+def build_initramfs(work, waitdev, tree, kver):
+    root = os.path.join(work, "initramfs")
+    shutil.rmtree(root, ignore_errors=True)
+    for d in ("bin", "sbin", "proc", "sys", "dev", "root", "etc"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    shutil.copy2(find_busybox(), os.path.join(root, "bin/busybox"))
+    check_static(waitdev)
+    # stripped: the initramfs carries code, not debug info
+    run(["strip", "-o", os.path.join(root, "sbin/waitdev"), waitdev])
+    for name in ("rootwait", "consolewait", "modprobe"):
+        os.symlink("waitdev", os.path.join(root, "sbin", name))
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(INIT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+
+    src = os.path.join(tree, "lib/modules", kver)
+    dst = os.path.join(root, "lib/modules", kver)
+    mods = module_closure(tree, kver, MODULES)
+    for rel in mods:
+        os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
+        shutil.copy2(os.path.join(src, rel), os.path.join(dst, rel))
+    for f in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
+        shutil.copy2(os.path.join(src, f), os.path.join(dst, f))
+    run(["depmod", "-b", root, kver])
+
+    image = os.path.join(work, "initramfs.cpio.gz")
+    files = run(["find", "."], cwd=root, capture_output=True).stdout
+    cpio = run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
+               input=files, capture_output=True).stdout
+    run(["gzip", "-1"], input=cpio, stdout=open(image, "wb"))
+    log("initramfs: %d modules, %d KiB" % (len(mods),
+                                          os.path.getsize(image) // 1024))
+    return image
+
+
+def build_root_disk(work):
+    """A GPT disk: partition 1 (PARTUUID, PARTLABEL) holds an ext4 root
+    (UUID, LABEL) whose /sbin/init reports and powers off."""
+    tree = os.path.join(work, "rootfs")
+    shutil.rmtree(tree, ignore_errors=True)
+    for d in ("bin", "sbin", "proc", "dev"):
+        os.makedirs(os.path.join(tree, d), exist_ok=True)
+    shutil.copy2(find_busybox(), os.path.join(tree, "bin/busybox"))
+    with open(os.path.join(tree, "sbin/init"), "w") as f:
+        f.write(ROOT_INIT)
+    os.chmod(os.path.join(tree, "sbin/init"), 0o755)
+    part = os.path.join(work, "part.img")
+    disk = os.path.join(work, "disk.img")
+    run(["mkfs.ext4", "-q", "-F", "-U", ROOT_UUID, "-L", ROOT_LABEL,
+         "-d", tree, part, "16M"])
+    with open(disk, "wb") as f:
+        f.truncate(18 << 20)
+    run(["sgdisk", "-n", "1:2048:+16M", "-t", "1:8300",
+         "-u", "1:" + ROOT_PARTUUID, "-c", "1:" + ROOT_PARTLABEL, disk],
+        stdout=subprocess.DEVNULL)
+    with open(part, "rb") as src, open(disk, "r+b") as dst:
+        dst.seek(2048 * 512)
+        shutil.copyfileobj(src, dst)
+    os.unlink(part)
+    return disk
+
+
+def build_other_disk(work):
+    """A blank disk that is not the root: something for the diagnosis
+    to list when the root never comes."""
+    other = os.path.join(work, "other.img")
+    with open(other, "wb") as f:
+        f.truncate(4 << 20)
+    return other
+
+
+# ------------------------------------------------------------------- qemu
+
+class QMP:
+    def __init__(self, path, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise HarnessError("QMP socket never came up")
+                time.sleep(0.05)
+        self.f = self.sock.makefile("rw")
+        json.loads(self.f.readline())           # greeting
+        self.cmd("qmp_capabilities")
+
+    def cmd(self, name, **args):
+        self.f.write(json.dumps({"execute": name, "arguments": args}) + "\n")
+        self.f.flush()
+        while True:
+            msg = json.loads(self.f.readline())
+            if "return" in msg:
+                return msg["return"]
+            if "error" in msg:
+                raise HarnessError("QMP %s: %s" % (name, msg["error"]))
+            # asynchronous events: ignore
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+_kvm_works = None
+
+
+def kvm_works(vmlinuz):
+    """KVM hung here once: use it only when a probe boot prints the
+    kernel banner within a few seconds."""
+    global _kvm_works
+    if _kvm_works is not None:
+        return _kvm_works
+    _kvm_works = False
+    if os.environ.get("WAITDEV_QEMU_ACCEL") == "tcg" or \
+            not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    try:
+        p = subprocess.run(
+            ["qemu-system-x86_64", "-accel", "kvm", "-m", "256",
+             "-nographic", "-no-reboot", "-kernel", vmlinuz,
+             "-append", "console=ttyS0 panic=-1 rdinit=/nonexistent"],
+            capture_output=True, timeout=8)
+        _kvm_works = b"Linux version" in p.stdout
+    except subprocess.TimeoutExpired:
+        _kvm_works = False
+    log("KVM %s" % ("works" if _kvm_works else "does not work here: TCG"))
+    return _kvm_works
+
+
+class Boot:
+    """One QEMU boot. plan: [(seconds after /init started, qmp command,
+    arguments)]; devices: extra -device/-drive arguments at start."""
+
+    def __init__(self, work, vmlinuz, initrd, append, qemu_args=(),
+                 plan=(), timeout=120, name="boot"):
+        self.work, self.name = work, name
+        self.serial = []
+        self.events = []
+        self.qmp_path = os.path.join(work, name + ".qmp")
+        accel = "kvm" if kvm_works(vmlinuz) else "tcg"
+        self.argv = ["qemu-system-x86_64", "-accel", accel, "-m", "512",
+                     "-smp", "1", "-nographic", "-no-reboot",
+                     "-kernel", vmlinuz, "-initrd", initrd,
+                     "-append", append,
+                     "-qmp", "unix:%s,server=on,wait=off" % self.qmp_path,
+                     ] + list(qemu_args)
+        self.plan = sorted(plan, key=lambda p: p[0])
+        self.timeout = timeout
+
+    def _reader(self, stream):
+        for raw in iter(stream.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            self.serial.append((time.monotonic(), line))
+            if os.environ.get("WAITDEV_QEMU_VERBOSE"):
+                print("  | " + line, flush=True)
+
+    def run(self):
+        log("booting %s" % self.name)
+        self.t0 = time.monotonic()
+        p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        reader = threading.Thread(target=self._reader, args=(p.stdout,),
+                                  daemon=True)
+        reader.start()
+        qmp = None
+        try:
+            qmp = QMP(self.qmp_path)
+            init_at = self.wait_for("WAITDEV-INIT-START", p)
+            for at, cmd, args in self.plan:
+                delay = init_at + at - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                qmp.cmd(cmd, **args)
+                self.events.append((time.monotonic(), cmd, args))
+                log("%.2f s after /init: %s %s"
+                    % (time.monotonic() - init_at, cmd,
+                       args.get("driver", args.get("id", ""))))
+            p.wait(timeout=max(1, self.t0 + self.timeout - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            raise HarnessError("%s: no poweroff within %d s"
+                               % (self.name, self.timeout))
+        finally:
+            if qmp:
+                qmp.close()
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            reader.join(timeout=5)
+        self.init_at = init_at
+        return self
+
+    def wait_for(self, marker, p, timeout=None):
+        deadline = self.t0 + (timeout or self.timeout)
+        while time.monotonic() < deadline:
+            for t, line in self.serial:
+                if marker in line:
+                    return t
+            if p.poll() is not None:
+                raise HarnessError("%s: QEMU exited before %s"
+                                   % (self.name, marker))
+            time.sleep(0.02)
+        raise HarnessError("%s: %s never appeared" % (self.name, marker))
+
+    def lines(self, pattern):
+        rx = re.compile(pattern)
+        return [(t, l) for t, l in self.serial if rx.search(l)]
+
+    def text(self):
+        return "\n".join(l for _, l in self.serial)
+
+    def guest_time(self, marker):
+        """The guest's uptime printed after @marker."""
+        for _, l in self.serial:
+            m = re.search(re.escape(marker) + r"\S* (?:\d+ )?([\d.]+)", l)
+            if m:
+                return float(m.group(1))
+        return None
+
+
+def usb_stick(bus="xhci.0", id="stick", drive="rootdisk"):
+    return ("device_add", {"driver": "usb-storage", "bus": bus,
+                           "drive": drive, "id": id})
+
+
+def setup(work, waitdev, kernel=None, modules=None):
+    """Kernel, initramfs and root disk for a run; returns a dict."""
+    vmlinuz, tree, kver = obtain_kernel(kernel, modules)
+    return {
+        "vmlinuz": vmlinuz,
+        "kver": kver,
+        "initrd": build_initramfs(work, waitdev, tree, kver),
+        "disk": build_root_disk(work),
+        "other": build_other_disk(work),
+        "work": work,
+    }

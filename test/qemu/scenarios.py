@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+The QEMU boot scenarios: each boots Debian's kernel with the waitdev
+initramfs (harness.py) and asserts on what the guest printed.
+
+    scenarios.py [--waitdev PATH] [--kernel VMLINUZ --modules TREE]
+                 [--work DIR] [--list] SCENARIO...
+
+Times are measured in the guest (/proc/uptime printed by /init around
+the wait) so that TCG's slowness and the host's load do not distort them.
+Exit 0 when every scenario passed; each failure says which assertion.
+"""
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import (ROOT_LABEL, ROOT_PARTUUID, ROOT_UUID,  # noqa: E402
+                     HarnessError, usb_stick)
+
+BASE = "console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4"
+DRIVE = ["-drive", "if=none,id=rootdisk,format=raw,file=%(disk)s"]
+XHCI = ["-device", "qemu-xhci,id=xhci"]
+
+
+class Check:
+    def __init__(self, name):
+        self.name, self.failures = name, []
+
+    def that(self, cond, what, boot=None):
+        if not cond:
+            self.failures.append(what)
+            harness.log("FAILED: %s: %s" % (self.name, what))
+
+    def waited(self, boot):
+        """Seconds /init spent in waitdev, from the guest's clock."""
+        start = boot.guest_time("WAITDEV-INIT-START")
+        end = boot.guest_time("WAITDEV-RC")
+        if start is None or end is None:
+            return None
+        return end - start
+
+
+def rc_of(boot):
+    m = re.search(r"WAITDEV-RC (\d+)", boot.text())
+    return int(m.group(1)) if m else None
+
+
+def boot(env, name, append, args=(), plan=(), timeout=150):
+    b = harness.Boot(env["work"], env["vmlinuz"], env["initrd"],
+                     BASE + " " + append,
+                     [a % env for a in args], plan, timeout, name)
+    b.run()
+    return b
+
+
+def root_late(env, spec, name, plug_at=3.0):
+    c = Check(name)
+    b = boot(env, name, "waitdev.root=%s waitdev.timeout=30" % spec,
+             DRIVE + XHCI, [(plug_at, *usb_stick())])
+    w = c.waited(b)
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    c.that(w is not None and plug_at - 0.5 <= w <= plug_at + 4,
+           "waited about %.0f s for the late stick (waited %s s)"
+           % (plug_at, w))
+    c.that(b.lines(r"waitdev: root .*: found /dev/sd"),
+           "kmsg says when root was found")
+    return c, b
+
+
+def s_root_dev(env):
+    return root_late(env, "/dev/sda1", "root-late-sda1")
+
+
+def s_root_uuid(env):
+    return root_late(env, "UUID=" + ROOT_UUID, "root-late-uuid")
+
+
+def s_root_partuuid(env):
+    return root_late(env, "PARTUUID=" + ROOT_PARTUUID, "root-late-partuuid")
+
+
+def s_root_label(env):
+    return root_late(env, "LABEL=" + ROOT_LABEL, "root-late-label")
+
+
+def s_root_present(env):
+    c = Check("root-present")
+    b = boot(env, "root-present", "root=/dev/sda1",
+             DRIVE + XHCI + ["-device",
+                             "usb-storage,bus=xhci.0,drive=rootdisk"])
+    w = c.waited(b)
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    # enumeration of a stick that is there still takes the kernel a
+    # moment under TCG; no fixed delay is paid on top
+    c.that(w is not None and w < 3, "no wait beyond enumeration (%s s)" % w)
+    return c, b
+
+
+def s_root_never(env):
+    c = Check("root-never")
+    b = boot(env, "root-never", "root=/dev/sda1 waitdev.timeout=3",
+             DRIVE + XHCI + ["-drive", "if=virtio,format=raw,file=%(other)s"])
+    w = c.waited(b)
+    c.that(rc_of(b) == 1, "waitdev exit 1 at the deadline (got %s)"
+           % rc_of(b))
+    c.that(w is not None and 2.9 <= w <= 4.5, "gave up at about 3 s (%s)" % w)
+    c.that(b.lines(r"waitdev: root /dev/sda1: missing after 3\.0"),
+           "the diagnosis names the missing root")
+    c.that(b.lines(r"waitdev: +seen block vda \(254:0, 4\.0 MiB"),
+           "and lists what was seen instead (the virtio disk)")
+    c.that("WAITDEV-RESCUE" in b.text(), "rescue message, not a panic")
+    c.that("Kernel panic" not in b.text(), "no kernel panic")
+    return c, b
+
+
+def s_rootdelay(env):
+    c = Check("rootdelay-early")
+    b = boot(env, "rootdelay-early", "root=/dev/sda1 rootdelay=10",
+             DRIVE + XHCI, [(2.0, *usb_stick())])
+    w = c.waited(b)
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(w is not None and w < 6, "rootdelay=10 is a bound, not a sleep:"
+           " continued at %s s" % w)
+    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    return c, b
+
+
+def s_console(env):
+    c = Check("console-usb-serial")
+    out = os.path.join(env["work"], "ttyUSB0.out")
+    if os.path.exists(out):
+        os.unlink(out)
+    b = boot(env, "console-usb-serial",
+             "root=/dev/sda1 waitdev.console=ttyUSB0 consoledelay=20000",
+             DRIVE + XHCI + ["-device",
+                             "usb-storage,bus=xhci.0,drive=rootdisk"],
+             [(2.0, "chardev-add", {"id": "cs0", "backend": {
+                 "type": "file", "data": {"out": out}}}),
+              (2.0, "device_add", {"driver": "usb-serial", "bus": "xhci.0",
+                                   "chardev": "cs0", "id": "serial0"})])
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(b.lines(r"waitdev: console .*: found /dev/ttyUSB0"),
+           "ttyUSB0 found")
+    data = open(out, errors="replace").read() if os.path.exists(out) else ""
+    c.that("WAITDEV-CONSOLE-HELLO on /dev/ttyUSB0" in data,
+           "consolewait's program wrote to the USB serial port (%r)"
+           % data[-200:])
+    return c, b
+
+
+def s_net(env):
+    c = Check("net-late")
+    b = boot(env, "net-late", "root=/dev/sda1 waitdev.net=any",
+             DRIVE + XHCI + ["-device",
+                             "usb-storage,bus=xhci.0,drive=rootdisk",
+                             "-netdev", "user,id=n0"],
+             [(3.0, "device_add", {"driver": "virtio-net-pci",
+                                   "netdev": "n0", "id": "nic0"})])
+    w = c.waited(b)
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(w is not None and 2.5 <= w <= 8, "waited for the NIC (%s s)" % w)
+    c.that(b.lines(r"WAITDEV-OUT WAITDEV_NET='eth0'|WAITDEV-OUT "
+                   r"WAITDEV_NET='en"), "the interface was reported")
+    c.that(b.lines(r"WAITDEV_NET=.*"), "and found with carrier after up")
+    return c, b
+
+
+def s_replug(env):
+    c = Check("root-replug")
+    # the console comes last, so the wait is still on when the stick
+    # goes away and comes back
+    # unplugging a stick deletes its drive: the second plug is a second
+    # drive on a copy of the same disk
+    copy = os.path.join(env["work"], "disk2.img")
+    shutil.copyfile(env["disk"], copy)
+    b = boot(env, "root-replug",
+             "root=/dev/sda1 waitdev.net=any waitdev.timeout=40",
+             DRIVE + XHCI + ["-drive", "if=none,id=rootdisk2,format=raw,"
+                             "file=" + copy, "-netdev", "user,id=n0"],
+             [(2.0, *usb_stick(id="s1")),
+              (4.0, "device_del", {"id": "s1"}),
+              (6.0, *usb_stick(id="s2", drive="rootdisk2")),
+              (9.0, "device_add", {"driver": "virtio-net-pci",
+                                   "netdev": "n0", "id": "nic0"})])
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(b.lines(r"waitdev: root .*(was removed|no longer ready)"),
+           "the unplug was noticed")
+    c.that(len(b.lines(r"waitdev: root .*: found /dev/sd")) >= 2,
+           "found again after the second plug")
+    c.that("ROOT-INIT-OK" in b.text(), "booted from the re-plugged stick")
+    return c, b
+
+
+def s_many_controllers(env):
+    c = Check("many-controllers")
+    args = DRIVE[:]
+    for i in range(4):
+        args += ["-device", "qemu-xhci,id=xhci%d" % i]
+    args += ["-device", "usb-ehci,id=ehci"]
+    b = boot(env, "many-controllers", "root=/dev/sda1 waitdev.timeout=30",
+             args, [(3.0, *usb_stick(bus="ehci.0"))])
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that("ROOT-INIT-OK" in b.text(), "booted from the stick on ehci")
+    return c, b
+
+
+SCENARIOS = {
+    "root-late-sda1": s_root_dev,
+    "root-late-uuid": s_root_uuid,
+    "root-late-partuuid": s_root_partuuid,
+    "root-late-label": s_root_label,
+    "root-present": s_root_present,
+    "root-never": s_root_never,
+    "rootdelay-early": s_rootdelay,
+    "console-usb-serial": s_console,
+    "net-late": s_net,
+    "root-replug": s_replug,
+    "many-controllers": s_many_controllers,
+}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(os.path.dirname(here))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--waitdev",
+                    default=os.path.join(top, "build-static/bin/waitdev"))
+    ap.add_argument("--kernel")
+    ap.add_argument("--modules")
+    ap.add_argument("--work")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("scenario", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(SCENARIOS))
+        return 0
+    names = a.scenario or list(SCENARIOS)
+    for n in names:
+        if n not in SCENARIOS:
+            print("unknown scenario %s (--list)" % n, file=sys.stderr)
+            return 2
+    if os.geteuid() != 0:
+        print("scenarios: needs root (depmod into the cache, QEMU); "
+              "FAILING", file=sys.stderr)
+        return 1
+    work = a.work or tempfile.mkdtemp(prefix="waitdev-qemu-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        env = harness.setup(work, a.waitdev, a.kernel, a.modules)
+    except (HarnessError, OSError) as e:
+        print("scenarios: setup failed: %s" % e, file=sys.stderr)
+        return 1
+    failed = 0
+    for n in names:
+        t = time.monotonic()
+        try:
+            c, b = SCENARIOS[n](env)
+        except HarnessError as e:
+            print("%s: FAILED: %s" % (n, e))
+            failed += 1
+            continue
+        ok = not c.failures
+        failed += not ok
+        print("%s: %s (%.1f s)" % (n, "ok" if ok else "FAILED",
+                                   time.monotonic() - t))
+        if not ok:
+            for f in c.failures:
+                print("    " + f)
+            print("    --- guest console (last 60 lines) ---")
+            for _, l in b.serial[-60:]:
+                print("    | " + l)
+    print("%d passed, %d failed" % (len(names) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
