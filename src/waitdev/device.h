@@ -58,6 +58,8 @@ struct device {
 const char *dev_kind_name(enum dev_kind kind);
 /* Frees the strings of @dev (not @dev itself) and zeroes it. */
 void device_clear(struct device *dev);
+/* Clears what a probe found (fs_* and part_uuid), and probed. */
+void device_forget_probe(struct device *dev);
 /* "ab:cd:..." into @buf (>= 3 * DEV_MAC_MAX bytes). */
 void device_format_mac(const struct device *dev, char *buf, unsigned size);
 /* "/dev/NAME" for block and tty, the interface name for net. */

@@ -275,7 +275,8 @@ static void engine_probe(struct engine *e, struct device *dev,
 
 	if (dev->probed && ev->seqnum == 0)
 		return;
-	dev->probed = false;
+	/* what an earlier probe found says nothing about the medium now */
+	device_forget_probe(dev);
 	if (dev->size == 0 || !dev->name)
 		return; /* nothing to read: no medium */
 	snprintf(node, sizeof(node), "%s/%s",

@@ -185,11 +185,21 @@ static void seen_block(const struct device *d)
 {
 	char size[32];
 
+	char fs[SPEC_VALUE_MAX * 2 + 64] = "";
+
 	format_size(d->size, size, sizeof(size));
-	log_err("  seen block %s (%u:%u, %s%s%s%s%s)", d->name ? d->name : "?",
-		d->major, d->minor, size, d->is_partition ? ", partition" : "",
-		d->partname ? " \"" : "", d->partname ? d->partname : "",
-		d->partname ? "\"" : "");
+	/* what a root=UUID=/LABEL= typo is to be compared with */
+	if (d->fs_type)
+		snprintf(fs, sizeof(fs), ", %s%s%s%s%s%s", d->fs_type,
+			 d->fs_uuid ? " UUID=" : "",
+			 d->fs_uuid ? d->fs_uuid : "",
+			 d->fs_label ? " LABEL=\"" : "",
+			 d->fs_label ? d->fs_label : "",
+			 d->fs_label ? "\"" : "");
+	log_err("  seen block %s (%u:%u, %s%s%s%s%s%s)",
+		d->name ? d->name : "?", d->major, d->minor, size,
+		d->is_partition ? ", partition" : "", d->partname ? " \"" : "",
+		d->partname ? d->partname : "", d->partname ? "\"" : "", fs);
 }
 
 static const char *operstate_name(unsigned s)
@@ -314,7 +324,7 @@ static void report_seen(const struct devtab *tab, const struct spec *spec)
  * down): the likeliest cause, so say it. Returns false if none matches.
  */
 static bool explain_not_ready(const struct devtab *tab, const struct target *t,
-			      char *buf, size_t size)
+			      bool udev, char *buf, size_t size)
 {
 	size_t i;
 
@@ -329,9 +339,7 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 		else if (d->kind == DEV_BLOCK)
 			snprintf(buf, size,
 				 "%s has no filesystem that %s recognises",
-				 d->name,
-				 probe_available() ? "libblkid or udev"
-						   : "udev");
+				 d->name, udev ? "udev" : "libblkid");
 		else
 			snprintf(buf, size, "%s is %s", d->name,
 				 d->flags & IFF_UP ? "up without carrier"
@@ -353,7 +361,8 @@ void report_diagnosis(const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
-		if (explain_not_ready(engine_devtab(e), t, why, sizeof(why)))
+		if (explain_not_ready(engine_devtab(e), t, engine_uses_udev(e),
+				      why, sizeof(why)))
 			log_err("%s %s: not ready after %llu.%03llu s: %s",
 				t->role, t->spec.text,
 				(unsigned long long)(t->waited_ms / 1000),
