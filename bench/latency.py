@@ -10,6 +10,9 @@ delay (so the waiter is surely idle and a poll loop is at a random phase) the
 script takes t0 = time.monotonic_ns() and attaches a small backing file with
 the LOOP_SET_FD ioctl (the kernel emits the "change" uevent inside that
 ioctl); t1 is when os.waitpid() returns for the waiter; latency = t1 - t0.
+The backing file is a 1 MiB ext4 image (made once with mkfs.ext4): a waitdev
+built with libblkid takes a root as ready only when it recognises a
+filesystem, so its latency includes that probe of the superblock.
 Methods are interleaved round-robin so machine noise hits them all alike.
 
 Idle wakeups: a waiter is started on a loop device that is never attached;
@@ -34,6 +37,7 @@ import shlex
 import signal
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -357,7 +361,13 @@ def system_info(args):
     except OSError:
         pass
     lines.append("python:  %s" % sys.version.split()[0])
-    lines.append("waitdev: %s" % args.waitdev)
+    try:
+        version = subprocess.run([args.waitdev, "--version"],
+                                 capture_output=True, text=True,
+                                 timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        version = "--version failed: %s" % e
+    lines.append("waitdev: %s (%s)" % (args.waitdev, version or "?"))
     lines.append("pollwait: %s" % args.pollwait)
     return lines
 
@@ -470,6 +480,33 @@ def parse_args():
     return args
 
 
+BACKING_SIZE = 1 << 20                  # bytes; mkfs.ext4 takes 1 MiB
+
+
+def make_backing():
+    """The file attached in every sample: a small ext4 image, made once.
+    A libblkid build of waitdev wants a filesystem on a root; pollwait only
+    looks at the size. Returns the open NamedTemporaryFile."""
+    backing = tempfile.NamedTemporaryFile(prefix="waitdev-bench-",
+                                          dir="/var/tmp")
+    os.truncate(backing.fileno(), BACKING_SIZE)
+    argv = ["mkfs.ext4", "-q", "-F", "-L", "wdbench", backing.name]
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True)
+    except FileNotFoundError:
+        backing.close()
+        raise BenchError("mkfs.ext4 is missing (install e2fsprogs, see "
+                         "tools/install-deps): the backing file needs a "
+                         "filesystem")
+    if r.returncode != 0:
+        backing.close()
+        raise BenchError("%s: status %d: %s" % (shlex.join(argv),
+                                                 r.returncode,
+                                                 (r.stderr or
+                                                  r.stdout).strip()))
+    return backing
+
+
 def run(args):
     for path in (args.waitdev, args.pollwait):
         if not os.access(path, os.X_OK):
@@ -499,16 +536,16 @@ def run(args):
              if created else ""))
     print("delay:   waiter start -> attach uniform %g..%g ms "
           "+ uniform 0..interval" % (args.min_delay_ms, args.max_delay_ms))
+    print("backing: %d KiB ext4 image (mkfs.ext4 once), attached with "
+          "LOOP_SET_FD" % (BACKING_SIZE >> 10))
     print(flush=True)
 
     detach(LOOP_LATENCY)
     detach(LOOP_IDLE)
 
+    # A small ext4 image; LOOP_SET_FD only needs an open fd.
+    backing = make_backing()
     errfile = tempfile.TemporaryFile()
-    # A small backing file; LOOP_SET_FD only needs an open fd.
-    backing = tempfile.NamedTemporaryFile(prefix="waitdev-bench-",
-                                          dir="/var/tmp")
-    os.truncate(backing.fileno(), 1 << 20)
     backing_fd = os.open(backing.name, os.O_RDWR | os.O_CLOEXEC)
 
     results = {name: [] for name, _ in METHODS}

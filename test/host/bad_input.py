@@ -5,6 +5,11 @@ bad input: every usage error and bad spec ends with exit status 2, at
 once (before any waiting: --timeout 30 is given where a wait could
 start), nothing on stdout, and exactly one line on stderr that starts
 with the program's name and names the problem.
+
+UUID=, LABEL=, PARTUUID=, /dev/disk/by-uuid/X and /dev/disk/by-label/X
+are bad input only for a build without libblkid ("probe: none" in
+waitdev --version): that must refuse them naming libblkid. A libblkid
+build must accept them: status 1 at --timeout 0, not 2.
 """
 import re
 import sys
@@ -32,10 +37,24 @@ def cases(h):
          [r"waitdev\.bogus", r"unknown"]),
         ([w, "--cmdline", "rootdelay=x"] + t,
          [r"rootdelay=x", r"number of seconds"]),
+    ] + ([] if h.blkid else [
+        # probe: none -- these need libblkid; a libblkid build takes them
+        # (see accepted() below)
         ([w] + n + ["--root", "UUID=1234"] + t, [r"UUID=1234", r"libblkid"]),
         ([w] + n + ["--root", "LABEL=wdt"] + t, [r"LABEL=wdt", r"libblkid"]),
+        ([w] + n + ["--root", "PARTUUID=1234"] + t,
+         [r"PARTUUID=1234", r"libblkid"]),
+        ([w] + n + ["--root", "/dev/disk/by-uuid/1234"] + t,
+         [r"/dev/disk/by-uuid/1234", r"libblkid"]),
+        ([w] + n + ["--root", "/dev/disk/by-label/wdt\\x20x"] + t,
+         [r"/dev/disk/by-label/wdt\\x20x", r"libblkid"]),
+    ]) + [
+        # with no udevd running (the host tests assume none): a build
+        # with libudev wants the udev source, one without names libudev
         ([w] + n + ["--root", "/dev/disk/by-id/foo"] + t,
-         [r"/dev/disk/by-id/foo", r"libudev"]),
+         [r"/dev/disk/by-id/foo",
+          r"needs the udev source" if h.features.get("udev source") == "yes"
+          else r"libudev"]),
         ([w] + n + ["--root", "4096:1"] + t, [r"4096:1", r"range"]),
         ([w] + n + ["--net", "wdt/x"] + t, [r"wdt/x", r"interface"]),
         ([w] + n + ["--console", "tty S0"] + t, [r"tty S0", r"blank"]),
@@ -58,7 +77,37 @@ def cases(h):
     ]
 
 
+def accepted(h):
+    """Specs a libblkid build must take, not refuse: with --timeout 0 it
+    looks once, finds nothing (no device carries these) and says so
+    with status 1 -- never 2."""
+    w = h.waitdev
+    return [[w, "--cmdline", "", "--root", spec, "--timeout", "0"]
+            for spec in ("UUID=1234", "LABEL=wdt", "PARTUUID=1234",
+                         "/dev/disk/by-uuid/1234",
+                         "/dev/disk/by-label/wdt\\x20x")]
+
+
 def body(h):
+    if h.blkid:
+        for argv in accepted(h):
+            spec = argv[argv.index("--root") + 1]
+            with h.case("libblkid: waitdev --root %s is accepted (status 1 "
+                        "at --timeout 0, not 2)" % spec):
+                p = h.run(argv, timeout=10)
+                h.check(p.rc == 1, "expected exit status 1: nothing "
+                        "carries %s, but a libblkid build must accept it"
+                        % spec, p)
+                h.check(p.elapsed < 2.0, "expected it at once, took %.3f s"
+                        % p.elapsed, p)
+                h.check(p.stdout == "", "expected nothing on stdout", p)
+                h.check(re.search(r"^waitdev: root %s: missing after "
+                                  % re.escape(spec), p.stderr, re.M),
+                        "expected 'waitdev: root %s: missing after' on "
+                        "stderr" % spec, p)
+                h.check("libblkid" not in p.stderr and
+                        "built without" not in p.stderr,
+                        "it claims to lack libblkid", p)
     for argv, want in cases(h):
         prog = os.path.basename(argv[0])
         with h.case("%s %s" % (prog, " ".join(

@@ -74,7 +74,7 @@ def body(h):
     h.loop(104)
     h.loop(108)
     h.loop_remove(109)
-    h.attach(108, h.image("img108"))
+    h.attach(108, h.image("img108", "ext4"))
 
     with h.case("forged uevents for loop104 and loop109 are ignored"):
         p = h.start([h.waitdev, "-v", "--cmdline", "", "--root",
@@ -132,7 +132,7 @@ def body(h):
                 theirs.close()
 
     with h.case("loop104 attached for real: a second run finds it"):
-        h.attach(104, h.image("img104"))
+        h.attach(104, h.image("img104", "ext4"))
         p = h.start([h.waitdev, "-v", "--cmdline", "", "--root",
                      "/dev/loop104", "--timeout", "2", "--format", "shell"])
         h.expect_exit(p, 0, 1.5)

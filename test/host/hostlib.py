@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -109,6 +110,8 @@ class Host:
         self.loops = set()          # loop numbers this test uses
         self.created_loops = set()  # ... of which it created
         self.links = []             # interfaces to delete on exit
+        self.images = {}            # image name -> how it was made
+        self._features = None       # see features
         self.tmp = None
         if len(argv) != 4:
             raise Fatal("usage: %s WAITDEV ROOTWAIT CONSOLEWAIT" % argv[0])
@@ -180,11 +183,102 @@ class Host:
                       rc if rc >= 0 else "death by signal %d" % -rc), p)
         return time.monotonic() - t
 
+    # ---- the build under test ----------------------------------------
+    @property
+    def features(self):
+        """The back ends of the waitdev under test, from --version:
+        {'probe': 'libblkid' or 'none', 'modload': ..., 'udev source':
+        'yes' or 'no'}."""
+        if self._features is None:
+            r = subprocess.run([self.waitdev, "--version"],
+                               capture_output=True, text=True, timeout=10)
+            m = re.fullmatch(r"waitdev \S+ \((.*)\)\n", r.stdout)
+            if r.returncode != 0 or not m:
+                raise Fatal("%s --version: expected 'waitdev VERSION "
+                            "(probe: ..., ...)', got status %d, %r"
+                            % (self.waitdev, r.returncode, r.stdout))
+            feats = {}
+            for item in m.group(1).split(", "):
+                key, sep, val = item.partition(": ")
+                if not sep:
+                    raise Fatal("%s --version: cannot parse %r in %r"
+                                % (self.waitdev, item, r.stdout))
+                feats[key] = val
+            if "probe" not in feats:
+                raise Fatal("%s --version does not name its probe back "
+                            "end: %r" % (self.waitdev, r.stdout))
+            self._features = feats
+            log("  build: %s" % r.stdout.strip())
+        return self._features
+
+    @property
+    def blkid(self):
+        """True when waitdev probes block devices with libblkid: then a
+        root is ready only with a filesystem on it, and UUID=/LABEL= work
+        without udev."""
+        return self.features["probe"] == "libblkid"
+
     # ---- loop devices -----------------------------------------------
-    def image(self, name="img", size=1 << 20):
+    # mkfs programs and what provides them (tools/install-deps has them)
+    MKFS = {
+        "ext4": ("mkfs.ext4", "e2fsprogs"),
+        "vfat": ("mkfs.vfat", "dosfstools"),
+        "btrfs": ("mkfs.btrfs", "btrfs-progs"),
+        "xfs": ("mkfs.xfs", "xfsprogs"),
+    }
+    # image sizes: 8 MiB, or about the least mkfs accepts (sparse files:
+    # mkfs writes little of them)
+    MKFS_SIZE = {"ext4": 8 << 20, "vfat": 8 << 20, "btrfs": 128 << 20,
+                 "xfs": 16 << 20}
+
+    def have_mkfs(self, fs):
+        return shutil.which(self.MKFS[fs][0]) is not None
+
+    def mkfs(self, path, fs, *args, env=None):
+        """Runs mkfs.@fs on the file @path (quiet, forced, no discard)."""
+        prog, pkg = self.MKFS[fs]
+        if not self.have_mkfs(fs):
+            raise Fatal("%s is missing: install %s (tools/install-deps)"
+                        % (prog, pkg))
+        quiet = {"ext4": ["-q", "-F"], "vfat": [], "btrfs": ["-q", "-f", "-K"],
+                 "xfs": ["-q", "-f", "-K"]}[fs]
+        argv = [prog] + quiet + [str(a) for a in args] + [path]
+        log("+ " + shlex.join(argv))
+        r = subprocess.run(argv, capture_output=True, text=True,
+                           env=None if env is None else dict(os.environ,
+                                                             **env))
+        return r
+
+    def image(self, name="img", fs="ext4", size=None, mkfs_args=()):
+        """A backing file for a loop device, made once per test: @size
+        bytes (sparse) carrying a @fs filesystem made with mkfs.@fs and
+        @mkfs_args, or only zeros with fs=None.
+
+        A root is ready only with a filesystem on it when waitdev probes
+        with libblkid, so every image that should make a device ready
+        needs one; fs=None is "a medium without a filesystem"."""
+        if size is None:
+            size = self.MKFS_SIZE.get(fs, 1 << 20)
+        key = (fs, size, tuple(str(a) for a in mkfs_args))
         path = os.path.join(self.tmp, name)
+        if name in self.images:
+            if self.images[name] != key:
+                raise Fatal("image %s: asked for again, differently" % name)
+            return path
         with open(path, "wb") as f:
             f.truncate(size)
+        if fs is not None:
+            env = None
+            if fs == "xfs" and size < 300 << 20:
+                # mkfs.xfs refuses < 300 MiB except for fstests
+                env = {"TEST_DIR": "1", "TEST_DEV": "1",
+                       "QA_CHECK_FS": "1"}
+            r = self.mkfs(path, fs, *mkfs_args, env=env)
+            if r.returncode != 0:
+                raise Fatal("mkfs.%s on a %d MiB file failed (status %d): "
+                            "%s" % (fs, size >> 20, r.returncode,
+                                    (r.stderr or r.stdout).strip()))
+        self.images[name] = key
         return path
 
     def loop(self, n):

@@ -6,7 +6,8 @@ loop-late: the root device appears (gets a medium) while we wait.
 A detached loop device exists but has size 0: it must NOT satisfy the
 wait. Attaching a file makes the kernel send a "change" uevent, and the
 wait must end on it, for /dev/NAME (waitdev), a bare SPEC (rootwait) and
-the MAJ:MIN form.
+the MAJ:MIN form. The files carry an ext4 filesystem: a waitdev built
+with libblkid takes a root as ready only when it recognises one.
 """
 import sys
 sys.dont_write_bytecode = True
@@ -17,7 +18,7 @@ import hostlib  # noqa: E402
 
 def late(h, n, argv, expect_line):
     """Starts @argv with loop@n detached, attaches, expects @expect_line."""
-    img = h.image("img%d" % n)
+    img = h.image("img%d" % n, "ext4")
     p = h.start(argv)
     h.expect_running(p, 0.5, "loop%d has size 0 (no medium), which is not "
                      "ready" % n)
@@ -64,7 +65,7 @@ def body(h):
         h.expect_running(p, 0.5, "loop107 does not exist")
         h.loop(107)     # the "add" uevent: size 0, not ready
         h.expect_running(p, 0.5, "loop107 was added without a medium")
-        t = h.attach(107, h.image("img107"))
+        t = h.attach(107, h.image("img107", "ext4"))
         h.expect_exit(p, 0, 3, since=t, why="after losetup")
         h.check("WAITDEV_ROOT='/dev/loop107'" in p.stdout.splitlines(),
                 "expected WAITDEV_ROOT='/dev/loop107'", p)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """
-loop-present: the root device is there (attached, size > 0) before the
-wait starts, so every front end and every output format answers at once
-from the sysfs scan, without any uevent.
+loop-present: the root device is there (attached, size > 0, an ext4
+filesystem on it: a libblkid build wants one) before the wait starts, so
+every front end and every output format answers at once from the sysfs
+scan, without any uevent.
 """
 import sys
 sys.dont_write_bytecode = True
@@ -18,7 +19,7 @@ QUICK = 1.0     # "at once": well under the 10 s timeout given
 
 def body(h):
     h.loop(N)
-    h.attach(N, h.image())
+    h.attach(N, h.image("img", "ext4"))
     maj, mnr = h.devt("loop%d" % N)
 
     with h.case("waitdev --format shell: found at once"):

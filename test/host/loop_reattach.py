@@ -24,7 +24,7 @@ NODE = "/dev/loop%d" % N
 def body(h):
     h.loop(N)
     h.require_veth()
-    img = h.image()
+    img = h.image("img", "ext4")     # libblkid: a root needs a filesystem
 
     with h.case("a root that loses its medium is waited for again"):
         p = h.start([h.waitdev, "--cmdline", "", "--root", NODE,

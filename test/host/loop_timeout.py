@@ -4,6 +4,12 @@
 loop-timeout: the root device never gets a medium. The wait ends with
 status 1 at the deadline (not before, not much after), and stderr says
 what is missing and lists what was seen: loop102 itself, "no medium".
+
+Then loop102 gets a medium that carries no filesystem (zeros). A waitdev
+built with libblkid must not take that as a root either (probed, nothing
+recognised): status 1 at the deadline, whether the zeros were there from
+the start or arrive while it waits. Without libblkid (probe: none) size
+> 0 is all it can check, and that build must take it at once.
 """
 import re
 import sys
@@ -84,6 +90,65 @@ def body(h):
         h.check(rc == 1, "expected exit status 1", p)
         h.check(p.elapsed < 0.5, "expected an immediate answer, took %.3f s"
                 % p.elapsed, p)
+
+    zeros = h.image("zeros", fs=None, size=8 << 20)
+    if h.blkid:
+        no_fs_cases(h, zeros, maj, mnr)
+    else:
+        with h.case("probe: none: a medium without a filesystem is ready "
+                    "(size > 0 is all this build checks)"):
+            h.attach(N, zeros)
+            p = h.start([h.waitdev, "--cmdline", "", "--root", NODE,
+                         "--timeout", "10", "--format", "shell"])
+            h.expect_exit(p, 0, 1.0)
+            h.check("WAITDEV_ROOT='%s'" % NODE in p.stdout.splitlines(),
+                    "expected WAITDEV_ROOT='%s'" % NODE, p)
+
+
+def no_fs_cases(h, zeros, maj, mnr):
+    with h.case("libblkid: a medium of zeros arriving during the wait is "
+                "not a root"):
+        p = h.start([h.waitdev, "--cmdline", "", "--root", NODE,
+                     "--timeout", "2", "--format", "shell"])
+        h.expect_running(p, 0.5, "loop%d has no medium" % N)
+        h.attach(N, zeros)
+        h.expect_running(p, 0.5, "loop%d got 8 MiB of zeros: no "
+                         "filesystem, so not ready" % N)
+        rc = p.wait(10)
+        h.check(rc == 1, "expected exit status 1 (deadline) -- a medium "
+                "without a filesystem was taken as the root", p)
+        h.check(p.elapsed >= 1.9, "it ended early, after %.3f s"
+                % p.elapsed, p)
+        h.check(p.stdout.splitlines() == ["WAITDEV_MISSING='root=%s'"
+                                          % NODE],
+                "expected exactly WAITDEV_MISSING='root=%s'" % NODE, p)
+
+    with h.case("libblkid: zeros there from the start: not ready, and "
+                "the diagnosis says it has no filesystem"):
+        h.check(h.loop_size(N) > 0, "loop%d should still be attached" % N)
+        p = h.start([h.waitdev, "--cmdline", "", "--root", NODE,
+                     "--timeout", "1"])
+        rc = p.wait(10)
+        h.check(rc == 1, "expected exit status 1 -- a medium without a "
+                "filesystem was taken as the root", p)
+        h.check(0.9 <= p.elapsed <= 3.0, "expected it to take 0.9-3 s, "
+                "took %.3f s" % p.elapsed, p)
+        h.check(p.stdout == "", "expected nothing on stdout", p)
+        err = p.stderr
+        why = [line for line in err.splitlines()
+               if "%s: not ready after" % NODE in line]
+        h.check(len(why) == 1, "expected one stderr line saying %s is "
+                "not ready (it matches, it is not usable)" % NODE, p)
+        h.check(re.search(r"^waitdev:   seen block loop%d \(%d:%d, 8\.0 MiB"
+                          % (N, maj, mnr), err, re.M),
+                "expected 'seen block loop%d (%d:%d, 8.0 MiB' on stderr"
+                % (N, maj, mnr), p)
+        # the reason: a medium, but no filesystem recognised on it --
+        # not "no medium (size 0)", which the 8.0 MiB above contradicts
+        h.check(re.search(r"loop%d has no filesystem" % N, why[0]) and
+                not re.search(r"no medium|size 0", why[0]),
+                "expected the reason 'loop%d has no filesystem ...', not "
+                "'no medium'" % N, p)
 
 
 hostlib.main("loop-timeout", body)

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+blkid-fs: UUID=, LABEL=, /dev/disk/by-uuid/X and /dev/disk/by-label/X
+matched by waitdev's own libblkid probe, on whole loop devices (the host
+kernel has no partition tables, so PARTUUID= is not covered here).
+
+Registered only when the build has libblkid; run against a "probe: none"
+build anyway, it fails loudly. --source kernel is given throughout: the
+point is waitdev's probe, not udevd's database (a udevd that happens to
+run would otherwise be preferred by --source auto).
+
+For each filesystem - ext4 (mkfs.ext4 -U -L), vfat (mkfs.vfat -i -n),
+btrfs and xfs - and each form of the spec, waitdev is started FIRST on a
+detached loop device, must still be waiting after 0.5 s, and must exit 0
+with WAITDEV_ROOT set once the image is attached. UUIDs are compared
+case-insensitively (an upper-case spec for ext4, a lower-case one for
+vfat); a label with a blank is "LABEL=my disk" in one form and
+"/dev/disk/by-label/my\\x20disk" (udev's escape) in the other. The kernel
+command line form (root=UUID=... rootwait) is covered for waitdev and
+rootwait.
+
+Not roots, whatever the spec says (exit 1 at the deadline, no signal):
+  * an ext4 image whose superblock magic (offset 0x438) was zeroed;
+  * an image with two signatures (vfat, plus an ext4 superblock copied
+    into its reserved sectors): blkid's safe probe calls that
+    ambivalent, and neither UUID may match.
+The images are checked with blkid(8) -p first, so a test failure is
+waitdev's and not a wrong image.
+"""
+import random
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+sys.dont_write_bytecode = True
+import os  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostlib  # noqa: E402
+
+LOOPS = {"ext4": 100, "vfat": 101, "btrfs": 102, "xfs": 103,
+         "corrupt": 104, "two": 105}
+DEADLINE = 2    # seconds, for the waits that must not end
+
+
+def blkid_p(h, img):
+    """(status, {KEY: value}) of blkid -p -o export IMG (low-level probe,
+    no cache): status 0 found, 2 nothing, 8 ambivalent."""
+    r = subprocess.run(["blkid", "-p", "-o", "export", img],
+                       capture_output=True, text=True)
+    vals = {}
+    for line in r.stdout.splitlines():     # KEY=value, shell-escaped
+        key, sep, val = line.partition("=")
+        if sep:
+            vals[key] = "".join(shlex.split(val))
+    hostlib.log("  blkid -p %s: status %d %s" % (os.path.basename(img),
+                                                 r.returncode, vals))
+    return r.returncode, vals
+
+
+def expect_blkid(h, img, **want):
+    rc, vals = blkid_p(h, img)
+    for k, v in want.items():
+        if rc != 0 or vals.get(k) != v:
+            raise hostlib.Fatal("blkid -p %s: expected %s=%s, got status %d "
+                                "%s (the image is not what this test "
+                                "needs)" % (img, k, v, rc, vals))
+
+
+def detach_all(h):
+    """No other test loop may carry the UUID or label being waited for."""
+    for n in LOOPS.values():
+        h.detach(n)
+
+
+def waitdev(h, spec, timeout=10):
+    return [h.waitdev, "--source", "kernel", "--cmdline", "", "--root", spec,
+            "--timeout", str(timeout), "--format", "shell"]
+
+
+def found(h, n, img, argv, rootwait=False):
+    """Starts @argv with loop@n detached, attaches @img, expects it to
+    name /dev/loop@n."""
+    node = "/dev/loop%d" % n
+    detach_all(h)
+    p = h.start(argv)
+    h.expect_running(p, 0.5, "loop%d is detached: nothing carries the "
+                     "filesystem yet" % n)
+    t = h.attach(n, img)
+    took = h.expect_exit(p, 0, 3, since=t, why="after losetup")
+    if rootwait:
+        h.check(p.stdout == node + "\n", "expected stdout %s" % node, p)
+    else:
+        h.check("WAITDEV_ROOT='%s'" % node in p.stdout.splitlines(),
+                "expected WAITDEV_ROOT='%s'" % node, p)
+    hostlib.log("  found %.3f s after losetup" % took)
+    h.detach(n)
+
+
+def not_found(h, n, img, argvs):
+    """Starts every one of @argvs (a DEADLINE s wait each), attaches @img
+    to loop@n: each must end with status 1 at its deadline."""
+    detach_all(h)
+    ps = [h.start(a) for a in argvs]
+    time.sleep(0.5)
+    for p in ps:
+        h.expect_running(p, 0, "loop%d is detached" % n)
+    h.attach(n, img)
+    for p in ps:
+        rc = p.wait(DEADLINE + 8)
+        h.check(rc is not None, "still running long after its deadline", p)
+        h.check(rc >= 0, "killed by signal %d: it crashed on the image"
+                % -(rc or 0), p)
+        h.check(rc == 1, "expected exit status 1 (deadline): it took "
+                "loop%d as the root" % n, p)
+        h.check(p.elapsed >= DEADLINE - 0.1, "it ended early, after "
+                "%.3f s" % p.elapsed, p)
+        h.check(not any(line.startswith("WAITDEV_ROOT=")
+                        for line in p.stdout.splitlines()),
+                "expected no WAITDEV_ROOT", p)
+    h.detach(n)
+
+
+def body(h):
+    if not h.blkid:
+        raise hostlib.Fatal("this waitdev was built without libblkid "
+                            "(%s --version says probe: %s): UUID= and "
+                            "LABEL= cannot be probed; this test is for a "
+                            "libblkid build" % (h.waitdev,
+                                                h.features["probe"]))
+    for n in LOOPS.values():
+        h.loop(n)
+
+    # ---- ext4 ------------------------------------------------------
+    u = str(uuid.uuid4())
+    img = h.image("ext4", "ext4", mkfs_args=["-U", u, "-L", "my disk"])
+    expect_blkid(h, img, TYPE="ext4", UUID=u, LABEL="my disk")
+    for spec in ("UUID=" + u.upper(), "LABEL=my disk",
+                 "/dev/disk/by-uuid/" + u,
+                 "/dev/disk/by-label/my\\x20disk"):
+        with h.case("ext4: waitdev --root %s" % spec):
+            found(h, LOOPS["ext4"], img, waitdev(h, spec))
+    cmdline = "quiet root=UUID=%s rootwait" % u
+    with h.case("ext4: waitdev --cmdline '%s'" % cmdline):
+        found(h, LOOPS["ext4"], img,
+              [h.waitdev, "--source", "kernel", "--cmdline", cmdline,
+               "--format", "shell"])
+    cmdline = "root=UUID=%s rootwait=10 ro" % u.upper()
+    with h.case("ext4: rootwait --cmdline '%s'" % cmdline):
+        found(h, LOOPS["ext4"], img, [h.rootwait, "--cmdline", cmdline],
+              rootwait=True)
+    with h.case("ext4: attached before the start: --timeout 0 finds "
+                "UUID= at once (the scan probes too)"):
+        detach_all(h)
+        h.attach(LOOPS["ext4"], img)
+        p = h.start(waitdev(h, "UUID=" + u, 0))
+        h.expect_exit(p, 0, 1.0)
+        h.check("WAITDEV_ROOT='/dev/loop%d'" % LOOPS["ext4"]
+                in p.stdout.splitlines(),
+                "expected WAITDEV_ROOT='/dev/loop%d'" % LOOPS["ext4"], p)
+        h.detach(LOOPS["ext4"])
+    with h.case("ext4: a UUID that differs in one digit does not match"):
+        other = u[:-1] + ("0" if u[-1] != "0" else "1")
+        not_found(h, LOOPS["ext4"], img,
+                  [waitdev(h, "UUID=" + other, DEADLINE),
+                   waitdev(h, "LABEL=my", DEADLINE)])
+
+    # ---- vfat ------------------------------------------------------
+    volid = "%08X" % random.getrandbits(32)
+    vuuid = volid[:4] + "-" + volid[4:]         # blkid's form: ABCD-1234
+    img = h.image("vfat", "vfat", mkfs_args=["-i", volid, "-n", "WDT VFAT"])
+    expect_blkid(h, img, TYPE="vfat", UUID=vuuid, LABEL="WDT VFAT")
+    for spec in ("UUID=" + vuuid.lower(), "LABEL=WDT VFAT",
+                 "/dev/disk/by-uuid/" + vuuid,
+                 "/dev/disk/by-label/WDT\\x20VFAT"):
+        with h.case("vfat: waitdev --root %s" % spec):
+            found(h, LOOPS["vfat"], img, waitdev(h, spec))
+
+    # ---- btrfs, xfs (tools/install-deps installs both) --------------
+    for fs, label, uuid_opt in (("btrfs", "wdt-btrfs", "-U"),
+                                ("xfs", "wdt-xfs", "-m")):
+        u = str(uuid.uuid4())
+        specs = ("UUID=" + u.upper(), "LABEL=" + label,
+                 "/dev/disk/by-uuid/" + u)
+        if not h.have_mkfs(fs):
+            for spec in specs:
+                with h.case("%s: waitdev --root %s" % (fs, spec)):
+                    raise hostlib.Failure(
+                        "%s is missing: install %s (tools/install-deps); "
+                        "not tested" % h.MKFS[fs])
+            continue
+        img = h.image(fs, fs, mkfs_args=[
+            uuid_opt, u if fs == "btrfs" else "uuid=" + u, "-L", label])
+        expect_blkid(h, img, TYPE=fs, UUID=u, LABEL=label)
+        for spec in specs:
+            with h.case("%s: waitdev --root %s" % (fs, spec)):
+                found(h, LOOPS[fs], img, waitdev(h, spec))
+
+    # ---- a corrupt superblock -------------------------------------
+    u = str(uuid.uuid4())
+    img = h.image("corrupt", "ext4", mkfs_args=["-U", u, "-L", "wdt-bad"])
+    expect_blkid(h, img, TYPE="ext4", UUID=u)       # the control
+    with open(img, "r+b") as f:
+        f.seek(0x438)                               # s_magic 0xEF53
+        f.write(b"\0\0")
+    rc, vals = blkid_p(h, img)
+    if rc != 2:
+        raise hostlib.Fatal("blkid -p still finds something on %s with "
+                            "the ext4 magic zeroed: status %d %s"
+                            % (img, rc, vals))
+    with h.case("ext4 with its superblock magic zeroed: UUID=, LABEL= and "
+                "/dev/loop%d never match" % LOOPS["corrupt"]):
+        not_found(h, LOOPS["corrupt"], img,
+                  [waitdev(h, "UUID=" + u, DEADLINE),
+                   waitdev(h, "LABEL=wdt-bad", DEADLINE),
+                   waitdev(h, "/dev/loop%d" % LOOPS["corrupt"], DEADLINE)])
+
+    # ---- two signatures -------------------------------------------
+    # vfat with 8 reserved sectors (its first FAT at 4 KiB), and the
+    # superblock of an ext4 image copied to 1 KiB: both are intact
+    u = str(uuid.uuid4())
+    donor = h.image("two-ext4", "ext4", mkfs_args=["-U", u, "-L", "wdt-two"])
+    volid = "%08X" % random.getrandbits(32)
+    vuuid = volid[:4] + "-" + volid[4:]
+    img = h.image("two", "vfat", mkfs_args=["-R", "8", "-i", volid,
+                                             "-n", "WDT TWO"])
+    expect_blkid(h, donor, TYPE="ext4", UUID=u)     # each alone is
+    expect_blkid(h, img, TYPE="vfat", UUID=vuuid)   # recognised
+    with open(donor, "rb") as f:
+        f.seek(1024)
+        sb = f.read(1024)
+    with open(img, "r+b") as f:
+        f.seek(1024)
+        f.write(sb)
+    rc, vals = blkid_p(h, img)
+    if rc != 8:
+        raise hostlib.Fatal("could not make an image with two signatures: "
+                            "blkid -p says status %d %s, not 8 (ambivalent)"
+                            % (rc, vals))
+    with h.case("vfat + ext4 signatures (ambivalent): neither UUID nor "
+                "LABEL matches"):
+        not_found(h, LOOPS["two"], img,
+                  [waitdev(h, "UUID=" + u, DEADLINE),
+                   waitdev(h, "UUID=" + vuuid, DEADLINE),
+                   waitdev(h, "LABEL=wdt-two", DEADLINE),
+                   waitdev(h, "LABEL=WDT TWO", DEADLINE)])
+
+
+hostlib.main("blkid-fs", body)
