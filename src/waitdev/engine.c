@@ -208,14 +208,29 @@ static bool target_accepts(const struct engine *e, const struct target *t,
 	return match && spec_device_ready(&t->spec, dev);
 }
 
+/* The first record in the table a target accepts, other than @skip. */
+static const struct device *target_find(const struct engine *e,
+					const struct target *t,
+					const struct device *skip)
+{
+	size_t i;
+
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		const struct device *dev = devtab_at(e->devtab, i);
+
+		if (dev != skip && target_accepts(e, t, dev))
+			return dev;
+	}
+	return NULL;
+}
+
 /*
  * The device went away or stopped being ready. Another one may already
  * satisfy the spec (a glob, "any"): take it rather than wait for news.
  */
 static void target_lost(struct engine *e, struct target *t, const char *why)
 {
-	const struct device *gone = t->dev;
-	size_t i;
+	const struct device *gone = t->dev, *other;
 
 	log_notice("%s %s: %s %s, waiting again", t->role, t->spec.text,
 		   t->node, why);
@@ -223,14 +238,9 @@ static void target_lost(struct engine *e, struct target *t, const char *why)
 	t->dev = NULL;
 	t->node[0] = '\0';
 	t->lost++;
-	for (i = 0; i < devtab_count(e->devtab); i++) {
-		const struct device *dev = devtab_at(e->devtab, i);
-
-		if (dev != gone && target_accepts(e, t, dev)) {
-			target_found(e, t, dev);
-			return;
-		}
-	}
+	other = target_find(e, t, gone);
+	if (other)
+		target_found(e, t, other);
 }
 
 /* Re-decides every target against one (new or changed) record. */
@@ -240,12 +250,21 @@ static void engine_evaluate(struct engine *e, const struct device *dev)
 
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
+		const struct device *other;
 		bool ok = target_accepts(e, t, dev);
 
-		if (t->state == TARGET_FOUND && t->dev == dev && !ok)
+		if (t->state == TARGET_FOUND && t->dev == dev && !ok) {
 			target_lost(e, t, "is no longer ready");
-		else if (t->state == TARGET_WAITING && ok)
+		} else if (t->state == TARGET_WAITING && ok) {
 			target_found(e, t, dev);
+		} else if (t->state == TARGET_WAITING &&
+			   t->spec.has_partnroff) {
+			/* the anchor partition may have come after the one
+			 * it points at: that one is a match only now */
+			other = target_find(e, t, NULL);
+			if (other)
+				target_found(e, t, other);
+		}
 	}
 }
 

@@ -196,6 +196,9 @@ static void seen_block(const struct device *d)
 			 d->fs_label ? " LABEL=\"" : "",
 			 d->fs_label ? d->fs_label : "",
 			 d->fs_label ? "\"" : "");
+	if (d->part_uuid)
+		snprintf(fs + strlen(fs), sizeof(fs) - strlen(fs),
+			 ", PARTUUID=%s", d->part_uuid);
 	log_err("  seen block %s (%u:%u, %s%s%s%s%s%s)",
 		d->name ? d->name : "?", d->major, d->minor, size,
 		d->is_partition ? ", partition" : "", d->partname ? " \"" : "",

@@ -39,6 +39,8 @@ ROOT_UUID = "5e1f7a0e-8d2c-4b8e-9c51-0a7e3b1d2c44"
 ROOT_PARTUUID = "6a3b9f2e-1c4d-4e8f-a7b6-2d9c0e1f3a55"
 ROOT_LABEL = "waitdevroot"
 ROOT_PARTLABEL = "waitdev-root"
+SECOND_PARTUUID = "7b4c0a3f-2d5e-4f90-b8c7-3e0d1f2a4b66"
+MBR_ID = "1234abcd"
 
 # What the scenarios use; dependencies come from modules.dep.
 MODULES = [
@@ -224,8 +226,11 @@ def build_initramfs(work, waitdev, tree, kver):
 
 
 def build_root_disk(work):
-    """A GPT disk: partition 1 (PARTUUID, PARTLABEL) holds an ext4 root
-    (UUID, LABEL) whose /sbin/init reports and powers off."""
+    """Two disks with the same ext4 root (UUID, LABEL; its /sbin/init
+    reports and powers off): GPT, where partition 1 (PARTUUID,
+    PARTLABEL) holds the root and a small partition 2 follows it (for
+    PARTNROFF), and MBR (disk signature MBR_ID, so the root's PARTUUID
+    is MBR_ID-01). Returns (gpt, mbr) paths."""
     tree = os.path.join(work, "rootfs")
     shutil.rmtree(tree, ignore_errors=True)
     for d in ("bin", "sbin", "proc", "dev"):
@@ -235,19 +240,26 @@ def build_root_disk(work):
         f.write(ROOT_INIT)
     os.chmod(os.path.join(tree, "sbin/init"), 0o755)
     part = os.path.join(work, "part.img")
-    disk = os.path.join(work, "disk.img")
+    gpt = os.path.join(work, "disk.img")
+    mbr = os.path.join(work, "disk-mbr.img")
     run(["mkfs.ext4", "-q", "-F", "-U", ROOT_UUID, "-L", ROOT_LABEL,
          "-d", tree, part, "16M"])
-    with open(disk, "wb") as f:
-        f.truncate(18 << 20)
+    for disk in (gpt, mbr):
+        with open(disk, "wb") as f:
+            f.truncate(20 << 20)
     run(["sgdisk", "-n", "1:2048:+16M", "-t", "1:8300",
-         "-u", "1:" + ROOT_PARTUUID, "-c", "1:" + ROOT_PARTLABEL, disk],
-        stdout=subprocess.DEVNULL)
-    with open(part, "rb") as src, open(disk, "r+b") as dst:
-        dst.seek(2048 * 512)
-        shutil.copyfileobj(src, dst)
+         "-u", "1:" + ROOT_PARTUUID, "-c", "1:" + ROOT_PARTLABEL,
+         "-n", "2:0:+1M", "-t", "2:8300", "-u", "2:" + SECOND_PARTUUID,
+         "-c", "2:spare", gpt], stdout=subprocess.DEVNULL)
+    run(["sfdisk", "-q", mbr], input=("label: dos\nlabel-id: 0x%s\n"
+                                      "start=2048, size=32768, type=83\n"
+                                      % MBR_ID).encode())
+    for disk in (gpt, mbr):
+        with open(part, "rb") as src, open(disk, "r+b") as dst:
+            dst.seek(2048 * 512)
+            shutil.copyfileobj(src, dst)
     os.unlink(part)
-    return disk
+    return gpt, mbr
 
 
 def build_other_disk(work):
@@ -422,11 +434,13 @@ def usb_stick(bus="xhci.0", id="stick", drive="rootdisk"):
 def setup(work, waitdev, kernel=None, modules=None):
     """Kernel, initramfs and root disk for a run; returns a dict."""
     vmlinuz, tree, kver = obtain_kernel(kernel, modules)
+    disks = build_root_disk(work)
     return {
         "vmlinuz": vmlinuz,
         "kver": kver,
         "initrd": build_initramfs(work, waitdev, tree, kver),
-        "disk": build_root_disk(work),
+        "disk": disks[0],
+        "disk_mbr": disks[1],
         "other": build_other_disk(work),
         "work": work,
     }

@@ -21,7 +21,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import (ROOT_LABEL, ROOT_PARTUUID, ROOT_UUID,  # noqa: E402
+from harness import (MBR_ID, ROOT_LABEL, ROOT_PARTLABEL,  # noqa: E402
+                     ROOT_PARTUUID, ROOT_UUID, SECOND_PARTUUID,
                      HarnessError, usb_stick)
 
 BASE = "console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4"
@@ -89,6 +90,23 @@ def s_root_partuuid(env):
 
 def s_root_label(env):
     return root_late(env, "LABEL=" + ROOT_LABEL, "root-late-label")
+
+
+def s_root_partlabel(env):
+    return root_late(env, "PARTLABEL=" + ROOT_PARTLABEL,
+                      "root-late-partlabel")
+
+
+def s_root_partnroff(env):
+    # the partition one before the spare one: the root
+    return root_late(env, "PARTUUID=%s/PARTNROFF=-1" % SECOND_PARTUUID,
+                     "root-late-partnroff")
+
+
+def s_root_mbr(env):
+    # an MBR disk: PARTUUID is the disk signature and partition number
+    env = dict(env, disk=env["disk_mbr"])
+    return root_late(env, "PARTUUID=%s-01" % MBR_ID, "root-late-mbr")
 
 
 def s_root_present(env):
@@ -218,6 +236,9 @@ SCENARIOS = {
     "root-late-uuid": s_root_uuid,
     "root-late-partuuid": s_root_partuuid,
     "root-late-label": s_root_label,
+    "root-late-partlabel": s_root_partlabel,
+    "root-late-partnroff": s_root_partnroff,
+    "root-late-mbr": s_root_mbr,
     "root-present": s_root_present,
     "root-never": s_root_never,
     "rootdelay-early": s_rootdelay,
