@@ -113,39 +113,27 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 {
 	struct wait_config cfg;
 	struct engine *e = NULL;
+	const char *arg;
 	char err[256];
 	struct cli c;
-	int opt, r;
+	int r;
+
+	static const struct cli_program program = {
+		.name = "consolewait",
+		.usage = usage,
+		.takes_spec = true,
+	};
 
 	cli_init(&c, "consolewait");
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  cli_options, NULL)) != -1) {
-		r = cli_option(&c, opt, optarg);
-		if (r < 0)
-			return -r;
-		if (r > 0)
-			continue;
-		if (opt == 'h') {
-			usage();
-			return -1;
-		}
-		if (opt == CLI_OPT_VERSION) {
-			cli_print_version("consolewait");
-			return -1;
-		}
-		return cli_foreign_option("consolewait", opt, argv[optind - 1]);
-	}
-	if (argc - optind > 1)
-		return cli_usage_error("%s: only one SPEC (see --help)",
-				       argv[optind + 1]);
+	r = cli_parse(&c, argc, argv, &program, &arg);
+	if (r)
+		return r;
 	r = cli_load_config(&c, &cfg);
 	if (r)
 		return r;
-	if (optind < argc) {
-		if (spec_parse_console(argv[optind], &cfg.console, err,
-				       sizeof(err)) < 0)
-			return cli_usage_error("%s: %s", argv[optind], err);
+	if (arg) {
+		if (spec_parse_console(arg, &cfg.console, err, sizeof(err)) < 0)
+			return cli_usage_error("%s: %s", arg, err);
 		cfg.has_console = true;
 	}
 	if (!cfg.has_console)

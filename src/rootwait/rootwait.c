@@ -34,39 +34,27 @@ int rootwait_main(int argc, char **argv)
 	struct wait_config cfg;
 	struct engine *e = NULL;
 	const struct target *t;
+	const char *arg;
 	char err[256];
 	struct cli c;
-	int opt, r;
+	int r;
+
+	static const struct cli_program program = {
+		.name = "rootwait",
+		.usage = usage,
+		.takes_spec = true,
+	};
 
 	cli_init(&c, "rootwait");
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  cli_options, NULL)) != -1) {
-		r = cli_option(&c, opt, optarg);
-		if (r < 0)
-			return -r;
-		if (r > 0)
-			continue;
-		if (opt == 'h') {
-			usage();
-			return EXIT_FOUND;
-		}
-		if (opt == CLI_OPT_VERSION) {
-			cli_print_version("rootwait");
-			return EXIT_FOUND;
-		}
-		return cli_foreign_option("rootwait", opt, argv[optind - 1]);
-	}
-	if (argc - optind > 1)
-		return cli_usage_error("%s: only one SPEC (see --help)",
-				       argv[optind + 1]);
+	r = cli_parse(&c, argc, argv, &program, &arg);
+	if (r)
+		return r < 0 ? EXIT_FOUND : r;
 	r = cli_load_config(&c, &cfg);
 	if (r)
 		return r;
-	if (optind < argc) {
-		if (spec_parse_block(argv[optind], &cfg.root, err,
-				     sizeof(err)) < 0)
-			return cli_usage_error("%s: %s", argv[optind], err);
+	if (arg) {
+		if (spec_parse_block(arg, &cfg.root, err, sizeof(err)) < 0)
+			return cli_usage_error("%s: %s", arg, err);
 		cfg.has_root = true;
 	}
 	if (!cfg.has_root)

@@ -54,6 +54,41 @@ void cli_print_version(const char *program)
 	       source_udev_available() ? "yes" : "no");
 }
 
+int cli_parse(struct cli *c, int argc, char **argv, const struct cli_program *p,
+	      const char **spec)
+{
+	int opt, r;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
+				  cli_options, NULL)) != -1) {
+		r = cli_option(c, opt, optarg);
+		if (r == 0 && p->option)
+			r = p->option(p->ctx, opt, optarg);
+		if (r < 0)
+			return -r;
+		if (r > 0)
+			continue;
+		if (opt == 'h') {
+			p->usage();
+			return -1;
+		}
+		if (opt == CLI_OPT_VERSION) {
+			cli_print_version(p->name);
+			return -1;
+		}
+		return cli_foreign_option(p->name, opt, argv[optind - 1]);
+	}
+	*spec = NULL;
+	if (argc - optind > (p->takes_spec ? 1 : 0))
+		return cli_usage_error("%s: %s (see --help)", argv[argc - 1],
+				       p->takes_spec ? "only one SPEC"
+						     : "unexpected argument");
+	if (optind < argc)
+		*spec = argv[optind];
+	return 0;
+}
+
 int cli_foreign_option(const char *program, int opt, const char *arg)
 {
 	const struct option *o;

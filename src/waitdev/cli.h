@@ -97,6 +97,25 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 /* Prints "PROGRAM VERSION (probe: X, modload: Y, udev source: yes|no)". */
 void cli_print_version(const char *program);
 
+/* What a front end adds to the common options. */
+struct cli_program {
+	const char *name;
+	void (*usage)(void);
+	/* its own options: 1 handled, 0 not its own, or an exit status
+	 * (negated) after printing an error; NULL for none */
+	int (*option)(void *ctx, int opt, const char *arg);
+	void *ctx;
+	bool takes_spec; /* at most one SPEC argument */
+};
+
+/*
+ * The whole option loop of a front end: -1 after --help (usage printed)
+ * or --version, EXIT_USAGE after an error, 0 otherwise; then @spec points
+ * at the SPEC argument or is NULL.
+ */
+int cli_parse(struct cli *c, int argc, char **argv, const struct cli_program *p,
+	      const char **spec);
+
 /*
  * The error for an option @program does not take: @opt as getopt_long
  * returned it, @arg the word it stopped at. Returns EXIT_USAGE.

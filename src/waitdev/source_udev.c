@@ -36,22 +36,7 @@ bool source_udev_available(void)
 /* ID_FS_LABEL has unsafe characters replaced; _ENC has them \xNN. */
 static const char *decode_label(const char *enc, char *out, size_t size)
 {
-	size_t o = 0;
-	unsigned v;
-
-	if (!enc)
-		return NULL;
-	while (*enc && o + 1 < size) {
-		if (enc[0] == '\\' && enc[1] == 'x' &&
-		    sscanf(enc + 2, "%2x", &v) == 1 && v) {
-			out[o++] = (char)v;
-			enc += 4;
-		} else {
-			out[o++] = *enc++;
-		}
-	}
-	out[o] = '\0';
-	return out;
+	return enc && udev_unescape(enc, out, size) ? out : NULL;
 }
 
 static int parse_num(const char *s, uint64_t max, uint64_t *out)

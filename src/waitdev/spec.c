@@ -64,30 +64,6 @@ static bool all_xdigits(const char *s)
 	return true;
 }
 
-/* udev escapes '/', spaces and non-ASCII in by-label links as \xNN. */
-static bool unescape_udev(const char *in, char *out, size_t size)
-{
-	size_t o = 0;
-
-	while (*in) {
-		unsigned v;
-
-		if (o + 1 >= size)
-			return false;
-		if (in[0] == '\\' && in[1] == 'x' &&
-		    isxdigit((unsigned char)in[2]) &&
-		    isxdigit((unsigned char)in[3]) &&
-		    sscanf(in + 2, "%2x", &v) == 1 && v != 0) {
-			out[o++] = (char)v;
-			in += 4;
-		} else {
-			out[o++] = *in++;
-		}
-	}
-	out[o] = '\0';
-	return true;
-}
-
 /*
  * @spaces: filesystem labels and GPT partition names may contain spaces
  * ("EFI System Partition"); the command line carries them quoted.
@@ -171,7 +147,7 @@ static int parse_by_link(const char *rest, struct spec *spec, char *err,
 
 		if (strncmp(rest, links[i].dir, n) != 0)
 			continue;
-		if (!unescape_udev(rest + n, val, sizeof(val)))
+		if (!udev_unescape(rest + n, val, sizeof(val)))
 			return spec_fail(err, errsize, "link name too long");
 		if (links[i].type == SPEC_BLOCK_PARTUUID)
 			return parse_partuuid(val, spec, err, errsize);

@@ -99,20 +99,6 @@ static int resolve_link(const char *dir, const char *target, char *out,
 	return len ? 0 : -EINVAL;
 }
 
-static const char *class_subsystem(enum dev_kind kind)
-{
-	switch (kind) {
-	case DEV_BLOCK:
-		return "block";
-	case DEV_TTY:
-		return "tty";
-	case DEV_NET:
-		return "net";
-	default:
-		return NULL;
-	}
-}
-
 static int scan_one(struct sysfs *s, int classfd, const char *classdir,
 		    const char *subsystem, const char *name, sysfs_scan_fn fn,
 		    void *ctx)
@@ -140,13 +126,14 @@ static int scan_one(struct sysfs *s, int classfd, const char *classdir,
 
 int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 {
-	const char *subsystem = class_subsystem(kind);
+	/* the class directory is named after the subsystem */
+	const char *subsystem = dev_kind_name(kind);
 	char classdir[32];
 	struct dirent *de;
 	DIR *dir;
 	int fd, r = 0;
 
-	if (!subsystem)
+	if (kind < DEV_BLOCK || kind > DEV_NET)
 		return -EINVAL;
 	snprintf(classdir, sizeof(classdir), "/class/%s", subsystem);
 	fd = openat(s->fd, classdir + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -76,6 +78,29 @@ int parse_seconds_ms(const char *s, uint64_t *ms)
 		return -ERANGE;
 	*ms = sec * 1000 + frac;
 	return 0;
+}
+
+bool udev_unescape(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	while (*in) {
+		unsigned v;
+
+		if (o + 1 >= size)
+			return false;
+		if (in[0] == '\\' && in[1] == 'x' &&
+		    isxdigit((unsigned char)in[2]) &&
+		    isxdigit((unsigned char)in[3]) &&
+		    sscanf(in + 2, "%2x", &v) == 1 && v != 0) {
+			out[o++] = (char)v;
+			in += 4;
+		} else {
+			out[o++] = *in++;
+		}
+	}
+	out[o] = '\0';
+	return true;
 }
 
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)

@@ -52,6 +52,12 @@ int parse_u64(const char *s, uint64_t *out);
  */
 int parse_seconds_ms(const char *s, uint64_t *ms);
 
+/*
+ * Decodes udev's \xNN escapes (DEVLINKS, /dev/disk/by-label names,
+ * ID_FS_LABEL_ENC) into @out; false when it does not fit.
+ */
+bool udev_unescape(const char *in, char *out, size_t size);
+
 /* Reads a whole small file into @buf (NUL-terminated); returns the length
  * or a negative errno. */
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);

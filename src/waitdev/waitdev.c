@@ -61,47 +61,25 @@ struct specs {
 	unsigned n_net;
 };
 
-static int parse_args(int argc, char **argv, struct cli *c, struct specs *s)
+/* waitdev's own options: what to wait for. */
+static int specs_option(void *ctx, int opt, const char *arg)
 {
-	int opt, r;
+	struct specs *s = ctx;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  cli_options, NULL)) != -1) {
-		r = cli_option(c, opt, optarg);
-		if (r < 0)
-			return -r;
-		if (r > 0)
-			continue;
-		switch (opt) {
-		case CLI_OPT_ROOT:
-			s->root = optarg;
-			break;
-		case CLI_OPT_CONSOLE:
-			s->console = optarg;
-			break;
-		case CLI_OPT_NET:
-			if (s->n_net == CMDLINE_NET_MAX)
-				return cli_usage_error("--net: more than %d "
-						       "given",
-						       CMDLINE_NET_MAX);
-			s->net[s->n_net++] = optarg;
-			break;
-		case 'h':
-			usage();
-			return -1;
-		case CLI_OPT_VERSION:
-			cli_print_version("waitdev");
-			return -1;
-		default:
-			return cli_usage_error("%s: unknown option or missing "
-					       "argument (see --help)",
-					       argv[optind - 1]);
-		}
+	switch (opt) {
+	case CLI_OPT_ROOT:
+		s->root = arg;
+		return 1;
+	case CLI_OPT_CONSOLE:
+		s->console = arg;
+		return 1;
+	case CLI_OPT_NET:
+		if (s->n_net == CMDLINE_NET_MAX)
+			return -cli_usage_error("--net: more than %d given",
+						CMDLINE_NET_MAX);
+		s->net[s->n_net++] = arg;
+		return 1;
 	}
-	if (optind < argc)
-		return cli_usage_error("%s: unexpected argument (see --help)",
-				       argv[optind]);
 	return 0;
 }
 
@@ -151,13 +129,20 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 int waitdev_main(int argc, char **argv)
 {
 	struct specs specs = { 0 };
+	struct cli_program program = {
+		.name = "waitdev",
+		.usage = usage,
+		.option = specs_option,
+		.ctx = &specs,
+	};
 	struct wait_config cfg;
 	struct engine *e = NULL;
+	const char *none;
 	struct cli c;
 	int r;
 
 	cli_init(&c, "waitdev");
-	r = parse_args(argc, argv, &c, &specs);
+	r = cli_parse(&c, argc, argv, &program, &none);
 	if (r)
 		return r < 0 ? EXIT_FOUND : r;
 	r = cli_load_config(&c, &cfg);
