@@ -49,12 +49,10 @@ enum { TAG_SOURCE = 1, TAG_RTNL, TAG_TIMER, TAG_SIGNAL };
 int engine_new(struct engine **out, const struct engine_options *opts)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	int r;
+	int r = -ENOMEM;
 
-	if (!e) {
-		modload_free(opts->modload);
-		return -ENOMEM;
-	}
+	if (!e)
+		goto fail;
 	e->opts = *opts;
 	e->epoll_fd = e->timer_fd = e->signal_fd = -1;
 	switch (opts->source) {
@@ -68,19 +66,19 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 	default:
 		break;
 	}
-	if (e->use_udev && !source_udev_available()) {
-		modload_free(opts->modload);
-		free(e);
-		return -EOPNOTSUPP;
-	}
+	r = -EOPNOTSUPP;
+	if (e->use_udev && !source_udev_available())
+		goto fail;
 	r = devtab_new(&e->devtab);
-	if (r < 0) {
-		modload_free(opts->modload);
-		free(e);
-		return r;
-	}
+	if (r < 0)
+		goto fail;
 	*out = e;
 	return 0;
+fail:
+	/* the loader was handed over: it goes with us */
+	modload_free(opts->modload);
+	free(e);
+	return r;
 }
 
 void engine_free(struct engine *e)
