@@ -244,6 +244,9 @@ static int parse_waitdev_key(const char *key, const char *val,
 	if (key_eq(sub, "root")) {
 		st->waitdev_root = true;
 		cfg->has_root = *val != '\0';
+		/* "waitdev.root=" turns the wait off: forget an earlier one */
+		if (!cfg->has_root)
+			memset(&cfg->root, 0, sizeof(cfg->root));
 		if (cfg->has_root &&
 		    spec_parse_block(val, &cfg->root, serr, sizeof(serr)) < 0)
 			goto bad_spec;
@@ -251,6 +254,8 @@ static int parse_waitdev_key(const char *key, const char *val,
 	}
 	st->waitdev_console = true;
 	cfg->has_console = *val != '\0';
+	if (!cfg->has_console)
+		memset(&cfg->console, 0, sizeof(cfg->console));
 	if (cfg->has_console &&
 	    spec_parse_console(val, &cfg->console, serr, sizeof(serr)) < 0)
 		goto bad_spec;

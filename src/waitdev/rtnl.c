@@ -105,18 +105,29 @@ static int parse_link(const struct nlmsghdr *nh, struct rtnl_link *link)
 	return 0;
 }
 
+/*
+ * NLMSG_OK() with the signed @left it needs and no comparison of the
+ * unsigned nlmsg_len with an int (clang's -Wsign-compare sees through
+ * the macro).
+ */
+static bool msg_ok(const struct nlmsghdr *nh, int left)
+{
+	return left >= (int)sizeof(*nh) && nh->nlmsg_len >= sizeof(*nh) &&
+	       nh->nlmsg_len <= (unsigned int)left;
+}
+
 int rtnl_parse(const void *buf, size_t len, rtnl_link_fn fn, void *ctx)
 {
 	const struct nlmsghdr *nh;
 	/*
 	 * Signed, as NLMSG_OK() expects: NLMSG_NEXT() past a last message
 	 * whose length is not padded must go negative, not wrap around to
-	 * a huge count that lets NLMSG_OK() read past the buffer.
+	 * a huge count that lets msg_ok() read past the buffer.
 	 */
 	int left = len > INT_MAX ? INT_MAX : (int)len;
 	int count = 0;
 
-	for (nh = buf; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left)) {
+	for (nh = buf; msg_ok(nh, left); nh = NLMSG_NEXT(nh, left)) {
 		struct rtnl_link link;
 
 		if (nh->nlmsg_type != RTM_NEWLINK &&

@@ -125,19 +125,25 @@ static int parse_partuuid(const char *val, struct spec *spec, char *err,
 	return 0;
 }
 
+/*
+ * A /dev/disk/by-... link names the same thing as the form it stands for
+ * and is checked like it once unescaped: "by-partlabel/a\x1bb" is no
+ * more a partition name than "PARTLABEL=<ESC>" is.
+ */
 static int parse_by_link(const char *rest, struct spec *spec, char *err,
 			 unsigned errsize)
 {
 	static const struct {
-		const char *dir;
+		const char *dir, *what;
 		enum spec_type type;
+		bool spaces;
 	} links[] = {
-		{ "by-uuid/", SPEC_BLOCK_UUID },
-		{ "by-partuuid/", SPEC_BLOCK_PARTUUID },
-		{ "by-label/", SPEC_BLOCK_LABEL },
-		{ "by-partlabel/", SPEC_BLOCK_PARTLABEL },
-		{ "by-id/", SPEC_BLOCK_BY_ID },
-		{ "by-path/", SPEC_BLOCK_BY_PATH },
+		{ "by-uuid/", "UUID", SPEC_BLOCK_UUID, false },
+		{ "by-partuuid/", "PARTUUID", SPEC_BLOCK_PARTUUID, false },
+		{ "by-label/", "LABEL", SPEC_BLOCK_LABEL, true },
+		{ "by-partlabel/", "PARTLABEL", SPEC_BLOCK_PARTLABEL, true },
+		{ "by-id/", "link name", SPEC_BLOCK_BY_ID, true },
+		{ "by-path/", "link name", SPEC_BLOCK_BY_PATH, true },
 	};
 	char val[SPEC_VALUE_MAX];
 	unsigned i;
@@ -149,15 +155,21 @@ static int parse_by_link(const char *rest, struct spec *spec, char *err,
 			continue;
 		if (!udev_unescape(rest + n, val, sizeof(val)))
 			return spec_fail(err, errsize, "link name too long");
-		if (links[i].type == SPEC_BLOCK_PARTUUID)
+		if (links[i].type == SPEC_BLOCK_PARTUUID) {
+			/* a link name is one path component: no /PARTNROFF= */
+			if (strchr(val, '/'))
+				return spec_fail(err, errsize,
+						 "partition UUID '%s' is not "
+						 "hexadecimal",
+						 val);
 			return parse_partuuid(val, spec, err, errsize);
+		}
 		if (!val[0])
 			return spec_fail(err, errsize,
 					 "empty name after /dev/disk/%s",
 					 links[i].dir);
-		spec->type = links[i].type;
-		strscpy(spec->value, val, sizeof(spec->value));
-		return 0;
+		return parse_value(links[i].what, val, spec, links[i].type,
+				   links[i].spaces, err, errsize);
 	}
 	return spec_fail(err, errsize,
 			 "unknown /dev/disk/ directory (by-uuid, by-partuuid, "
@@ -204,6 +216,9 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		if (!*name || name[strlen(name) - 1] == '/')
 			return spec_fail(err, errsize,
 					 "no device name after /dev/");
+		if (!relpath_is_safe(name))
+			return spec_fail(err, errsize,
+					 "'%s' is not a device name", text);
 		return parse_value("device name", name, spec, SPEC_BLOCK_NAME,
 				   false, err, errsize);
 	}
@@ -252,6 +267,9 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 					 text);
 		return 0;
 	}
+	if (!relpath_is_safe(text))
+		return spec_fail(err, errsize, "'%s' is not a device name",
+				 text);
 	return parse_value("device name", text, spec, SPEC_BLOCK_NAME, false,
 			   err, errsize);
 }
@@ -376,7 +394,9 @@ int spec_parse_net(const char *text, struct spec *spec, char *err,
 					 "interface name '%s' longer than %d "
 					 "characters",
 					 body, IFNAMSIZ - 1);
-		if (strchr(body, '/') || strchr(body, ':'))
+		/* the kernel's dev_valid_name() refuses these too */
+		if (strchr(body, '/') || strchr(body, ':') ||
+		    streq(body, ".") || streq(body, ".."))
 			return spec_fail(err, errsize,
 					 "'%s' is not an interface name, glob "
 					 "or MAC address",

@@ -30,37 +30,11 @@ static enum uevent_action action_from_name(const char *s)
 	return UEVENT_UNKNOWN;
 }
 
-/* A sysfs path we may later open below the sysfs root: absolute, no
- * "." or ".." component, no empty component. */
+/* A sysfs path we may later open below the sysfs root: absolute, and
+ * no "." or ".." or empty component. */
 static bool path_is_safe(const char *p)
 {
-	const char *c;
-
-	if (!p || p[0] != '/' || p[1] == '\0')
-		return false;
-	for (c = p; *c;) {
-		size_t n;
-
-		c++; /* skip '/' */
-		n = strcspn(c, "/");
-		if (n == 0 || (n == 1 && c[0] == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		c += n;
-	}
-	return true;
-}
-
-/* DEVNAME is relative to /dev and may have sub-directories (bus/usb/..). */
-static bool devname_is_safe(const char *name)
-{
-	char tmp[UEVENT_BUFFER_SIZE + 2];
-
-	if (!*name || strlen(name) >= UEVENT_BUFFER_SIZE)
-		return false;
-	tmp[0] = '/';
-	strcpy(tmp + 1, name);
-	return path_is_safe(tmp);
+	return p && p[0] == '/' && relpath_is_safe(p + 1);
 }
 
 static int parse_uint(const char *s, uint64_t max, uint64_t *out)
@@ -190,7 +164,8 @@ static int check_fields(struct uevent *ev)
 		return -EBADMSG;
 	if (ev->devpath_old && !path_is_safe(ev->devpath_old))
 		return -EBADMSG;
-	if (ev->devname && !devname_is_safe(ev->devname))
+	if (ev->devname && (strlen(ev->devname) >= UEVENT_BUFFER_SIZE ||
+			    !relpath_is_safe(ev->devname)))
 		return -EBADMSG;
 	if (ev->has_devt != 0 && ev->has_devt != 3)
 		return -EBADMSG; /* MAJOR without MINOR or v.v. */

@@ -80,6 +80,20 @@ int parse_seconds_ms(const char *s, uint64_t *ms)
 	return 0;
 }
 
+bool relpath_is_safe(const char *p)
+{
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!p[n])
+			return true;
+		p += n + 1;
+	}
+}
+
 bool udev_unescape(const char *in, char *out, size_t size)
 {
 	size_t o = 0;

@@ -53,6 +53,14 @@ int parse_u64(const char *s, uint64_t *out);
 int parse_seconds_ms(const char *s, uint64_t *ms);
 
 /*
+ * A relative path whose every component is a real name: not empty, not
+ * "." or ".." (a DEVNAME below /dev, a DEVPATH below /sys without its
+ * leading '/'). Such a path cannot climb out of the directory it is
+ * opened in.
+ */
+bool relpath_is_safe(const char *p);
+
+/*
  * Decodes udev's \xNN escapes (DEVLINKS, /dev/disk/by-label names,
  * ID_FS_LABEL_ENC) into @out; false when it does not fit.
  */
