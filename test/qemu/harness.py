@@ -138,10 +138,19 @@ mount -t devtmpfs devtmpfs /dev
 # the kernel asks this for modules (the root's filesystem, its checksum)
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
 fstype=ext4
+bench=
 for arg in $(cat /proc/cmdline); do
-	case $arg in rootfstype=*) fstype=${arg#rootfstype=} ;; esac
+	case $arg in
+	rootfstype=*) fstype=${arg#rootfstype=} ;;
+	bench=*) bench=${arg#bench=} ;;
+	esac
 done
 echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)"
+# bench/qemu-bench.py: its own init, in an initramfs built with it
+if [ -n "$bench" ] && [ -x /bench/init ]; then
+	export fstype
+	exec /bench/init "$bench"
+fi
 out=$(/sbin/waitdev --modprobe --coldplug --format shell --kmsg)
 rc=$?
 echo "WAITDEV-RC $rc $(cut -d' ' -f1 /proc/uptime)"
@@ -190,7 +199,10 @@ def check_static(path):
                            "tools/build-static" % (path, out.strip()))
 
 
-def build_initramfs(work, waitdev, tree, kver):
+def build_initramfs(work, waitdev, tree, kver, extra=None):
+    """extra: {path in the initramfs: file to copy there} (the benchmark's
+    /bench/init and helpers; the /init above runs /bench/init when the
+    command line says bench=MODE)."""
     root = os.path.join(work, "initramfs")
     shutil.rmtree(root, ignore_errors=True)
     for d in ("bin", "sbin", "proc", "sys", "dev", "root", "etc"):
@@ -204,6 +216,10 @@ def build_initramfs(work, waitdev, tree, kver):
     with open(os.path.join(root, "init"), "w") as f:
         f.write(INIT)
     os.chmod(os.path.join(root, "init"), 0o755)
+    for dest, src in sorted((extra or {}).items()):
+        path = os.path.join(root, dest.lstrip("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        shutil.copy2(src, path)
 
     src = os.path.join(tree, "lib/modules", kver)
     dst = os.path.join(root, "lib/modules", kver)
@@ -335,11 +351,17 @@ def kvm_works(vmlinuz):
 
 class Boot:
     """One QEMU boot. plan: [(seconds after /init started, qmp command,
-    arguments)]; devices: extra -device/-drive arguments at start."""
+    arguments)]; devices: extra -device/-drive arguments at start.
+    react: None, or a function called as react(boot, qmp, t, line) for
+    every console line (t: host monotonic time it arrived), in order, from
+    the thread that drives QMP, after the plan is done and until QEMU
+    exits: hot-plugging in answer to what the guest says."""
 
     def __init__(self, work, vmlinuz, initrd, append, qemu_args=(),
-                 plan=(), timeout=120, name="boot"):
+                 plan=(), timeout=120, name="boot", react=None):
         self.work, self.name = work, name
+        self.react = react
+        self._new_line = threading.Condition()
         self.serial = []
         self.events = []
         self.qmp_path = os.path.join(work, name + ".qmp")
@@ -356,7 +378,9 @@ class Boot:
     def _reader(self, stream):
         for raw in iter(stream.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            self.serial.append((time.monotonic(), line))
+            with self._new_line:
+                self.serial.append((time.monotonic(), line))
+                self._new_line.notify_all()
             if os.environ.get("WAITDEV_QEMU_VERBOSE"):
                 print("  | " + line, flush=True)
 
@@ -382,6 +406,8 @@ class Boot:
                 log("%.2f s after /init: %s %s"
                     % (time.monotonic() - init_at, cmd,
                        args.get("driver", args.get("id", ""))))
+            if self.react:
+                self._react_loop(p, qmp)
             p.wait(timeout=max(1, self.t0 + self.timeout - time.monotonic()))
         except subprocess.TimeoutExpired:
             p.kill()
@@ -397,6 +423,20 @@ class Boot:
             reader.join(timeout=5)
         self.init_at = init_at
         return self
+
+    def _react_loop(self, p, qmp):
+        seen = 0
+        deadline = self.t0 + self.timeout
+        while time.monotonic() < deadline:
+            with self._new_line:
+                if seen == len(self.serial):
+                    if p.poll() is not None:
+                        return
+                    self._new_line.wait(0.2)
+                new = self.serial[seen:]
+            seen += len(new)
+            for t, line in new:
+                self.react(self, qmp, t, line)
 
     def wait_for(self, marker, p, timeout=None):
         deadline = self.t0 + (timeout or self.timeout)
@@ -431,14 +471,15 @@ def usb_stick(bus="xhci.0", id="stick", drive="rootdisk"):
                            "drive": drive, "id": id})
 
 
-def setup(work, waitdev, kernel=None, modules=None):
-    """Kernel, initramfs and root disk for a run; returns a dict."""
+def setup(work, waitdev, kernel=None, modules=None, extra=None):
+    """Kernel, initramfs and root disk for a run; returns a dict.
+    extra: more files for the initramfs (see build_initramfs)."""
     vmlinuz, tree, kver = obtain_kernel(kernel, modules)
     disks = build_root_disk(work)
     return {
         "vmlinuz": vmlinuz,
         "kver": kver,
-        "initrd": build_initramfs(work, waitdev, tree, kver),
+        "initrd": build_initramfs(work, waitdev, tree, kver, extra),
         "disk": disks[0],
         "disk_mbr": disks[1],
         "other": build_other_disk(work),
