@@ -284,6 +284,29 @@ static void engine_forget(struct engine *e, struct device *dev)
  * know: those keep their result) so that UUID=/LABEL= can match and a
  * root counts as ready only with a filesystem on it.
  */
+/*
+ * Whether reading @dev's superblock can decide anything: for UUID=,
+ * LABEL= and PARTUUID= every block device is a candidate; for a name,
+ * number or PARTLABEL only the device that spec names (which then needs
+ * a filesystem to be ready). A disk nobody names is never read.
+ */
+static bool engine_wants_probe(const struct engine *e, const struct device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++) {
+		const struct target *t = &e->targets[i];
+
+		if (t->state != TARGET_WAITING ||
+		    spec_kind(&t->spec) != DEV_BLOCK)
+			continue;
+		if (spec_need(&t->spec) == SPEC_NEED_PROBE ||
+		    spec_match(&t->spec, dev))
+			return true;
+	}
+	return false;
+}
+
 static void engine_probe(struct engine *e, struct device *dev,
 			 const struct uevent *ev)
 {
@@ -292,6 +315,10 @@ static void engine_probe(struct engine *e, struct device *dev,
 
 	if (dev->probed && ev->seqnum == 0)
 		return;
+	if (!engine_wants_probe(e, dev)) {
+		device_forget_probe(dev);
+		return;
+	}
 	/* what an earlier probe found says nothing about the medium now */
 	device_forget_probe(dev);
 	if (dev->size == 0 || !dev->name)
@@ -467,7 +494,8 @@ static int engine_on_source(struct engine *e)
 		r = engine_apply(e, &ev);
 		if (r < 0)
 			return r;
-		if (++n == ENGINE_BATCH)
+		/* found: the rest of the queue is not ours to read */
+		if (engine_done(e) || ++n == ENGINE_BATCH)
 			return 0;
 	}
 	if (r == -ENOBUFS) {

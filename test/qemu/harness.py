@@ -139,12 +139,23 @@ mount -t devtmpfs devtmpfs /dev
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
 fstype=ext4
 bench=
+netup=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	rootfstype=*) fstype=${arg#rootfstype=} ;;
 	bench=*) bench=${arg#bench=} ;;
+	netup=1) netup=1 ;;
 	esac
 done
+# netup=1: what a network initramfs does, bring the first interface up
+# as soon as it exists, so that waitdev.net=any:up can be satisfied
+if [ -n "$netup" ]; then
+	(
+		ifc=$(/sbin/waitdev --cmdline '' --net any --timeout 60 \
+			--format plain --no-kmsg 2>/dev/null) &&
+			ip link set "${ifc#net }" up
+	) &
+fi
 echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)"
 # bench/qemu-bench.py: its own init, in an initramfs built with it
 if [ -n "$bench" ] && [ -x /bench/init ]; then

@@ -177,7 +177,7 @@ def s_console(env):
 
 def s_net(env):
     c = Check("net-late")
-    b = boot(env, "net-late", "root=/dev/sda1 waitdev.net=any",
+    b = boot(env, "net-late", "root=/dev/sda1 waitdev.net=any:up netup=1",
              DRIVE + XHCI + ["-device",
                              "usb-storage,bus=xhci.0,drive=rootdisk",
                              "-netdev", "user,id=n0"],
@@ -188,7 +188,8 @@ def s_net(env):
     c.that(w is not None and 2.5 <= w <= 8, "waited for the NIC (%s s)" % w)
     c.that(b.lines(r"WAITDEV-OUT WAITDEV_NET='eth0'|WAITDEV-OUT "
                    r"WAITDEV_NET='en"), "the interface was reported")
-    c.that(b.lines(r"WAITDEV_NET=.*"), "and found with carrier after up")
+    c.that(b.lines(r"waitdev: net any:up: found "),
+           "found once /init brought it up (any:up)")
     return c, b
 
 
