@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MAX_WAITERS 16
 #define MAX_SEEN 16
 
@@ -62,27 +64,6 @@ struct waiter {
 	int status; /* from waitpid; -1 while running, -2 when killed */
 	uint64_t exit_ns;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 static void sleep_ms(long ms)
 {

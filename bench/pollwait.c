@@ -20,26 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "bench.h"
 
 /* The size in 512-byte sectors; 0 if absent or unreadable. */
 static unsigned long long read_size(const char *path)
