@@ -109,6 +109,24 @@ def s_root_mbr(env):
     return root_late(env, "PARTUUID=%s-01" % MBR_ID, "root-late-mbr")
 
 
+def s_root_virtio(env):
+    # a virtio disk hot-plugged into a PCI slot: the driver comes from
+    # the PCI uevent's MODALIAS, the root by its filesystem UUID
+    c = Check("root-late-virtio-blk")
+    b = boot(env, "root-late-virtio-blk",
+             "root=UUID=%s waitdev.timeout=30" % ROOT_UUID, DRIVE,
+             [(3.0, "device_add", {"driver": "virtio-blk-pci",
+                                   "drive": "rootdisk", "id": "vblk"})])
+    w = c.waited(b)
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(b.lines(r"waitdev: root .*: found /dev/vda1"),
+           "the root was found on the virtio disk's partition")
+    c.that(w is not None and 2.5 <= w <= 7,
+           "waited about 3 s for the late disk (waited %s s)" % w)
+    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    return c, b
+
+
 def s_root_present(env):
     c = Check("root-present")
     b = boot(env, "root-present", "root=/dev/sda1",
@@ -172,6 +190,60 @@ def s_console(env):
     c.that("WAITDEV-CONSOLE-HELLO on /dev/ttyUSB0" in data,
            "consolewait's program wrote to the USB serial port (%r)"
            % data[-200:])
+    return c, b
+
+
+def s_console_virtio(env):
+    # a virtio-serial controller is there from the start; its console
+    # port (hvc0) is plugged 2 s after /init started
+    c = Check("console-virtio-serial")
+    out = os.path.join(env["work"], "hvc0.out")
+    if os.path.exists(out):
+        os.unlink(out)
+    b = boot(env, "console-virtio-serial",
+             "root=/dev/sda1 waitdev.console=hvc0 waitdev.timeout=30",
+             DRIVE + XHCI + ["-device",
+                             "usb-storage,bus=xhci.0,drive=rootdisk",
+                             "-device", "virtio-serial-pci,id=vser"],
+             [(2.0, "chardev-add", {"id": "cv0", "backend": {
+                 "type": "file", "data": {"out": out}}}),
+              (2.0, "device_add", {"driver": "virtconsole",
+                                   "bus": "vser.0", "chardev": "cv0",
+                                   "id": "vcon0"})])
+    w = c.waited(b)
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(b.lines(r"waitdev: console .*: found /dev/hvc0"), "hvc0 found")
+    c.that(w is not None and 1.5 <= w <= 7,
+           "waited about 2 s for the late port (waited %s s)" % w)
+    data = open(out, errors="replace").read() if os.path.exists(out) else ""
+    c.that("WAITDEV-CONSOLE-HELLO on /dev/hvc0" in data,
+           "consolewait's program wrote to the virtio console (%r)"
+           % data[-200:])
+    return c, b
+
+
+def s_net_usb(env):
+    # a USB network adapter (QEMU's usb-net: RNDIS/CDC Ethernet) plugged
+    # late, waited for by its MAC address
+    c = Check("net-late-usb")
+    mac = "52:54:00:12:34:99"
+    b = boot(env, "net-late-usb",
+             "root=/dev/sda1 waitdev.net=%s waitdev.timeout=30" % mac,
+             DRIVE + XHCI + ["-device",
+                             "usb-storage,bus=xhci.0,drive=rootdisk",
+                             "-netdev", "user,id=n0"],
+             [(3.0, "device_add", {"driver": "usb-net", "bus": "xhci.0",
+                                   "netdev": "n0", "mac": mac,
+                                   "id": "unic0"})])
+    w = c.waited(b)
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(w is not None and 2.5 <= w <= 8,
+           "waited about 3 s for the USB NIC (%s s)" % w)
+    c.that(b.lines(r"waitdev: net %s: found " % mac),
+           "the adapter was found by its MAC address")
+    c.that(b.lines(r"WAITDEV-OUT WAITDEV_NET='\w+'"),
+           "the interface name was reported")
+    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
     return c, b
 
 
@@ -240,11 +312,14 @@ SCENARIOS = {
     "root-late-partlabel": s_root_partlabel,
     "root-late-partnroff": s_root_partnroff,
     "root-late-mbr": s_root_mbr,
+    "root-late-virtio-blk": s_root_virtio,
     "root-present": s_root_present,
     "root-never": s_root_never,
     "rootdelay-early": s_rootdelay,
     "console-usb-serial": s_console,
+    "console-virtio-serial": s_console_virtio,
     "net-late": s_net,
+    "net-late-usb": s_net_usb,
     "root-replug": s_replug,
     "many-controllers": s_many_controllers,
 }
