@@ -32,7 +32,7 @@ XHCI = ["-device", "qemu-xhci,id=xhci"]
 
 class Check:
     def __init__(self, name):
-        self.name, self.failures = name, []
+        self.name, self.failures, self.w = name, [], None
 
     def that(self, cond, what, boot=None):
         if not cond:
@@ -45,7 +45,8 @@ class Check:
         end = boot.guest_time("WAITDEV-RC")
         if start is None or end is None:
             return None
-        return end - start
+        self.w = end - start
+        return self.w
 
 
 def rc_of(boot):
@@ -183,9 +184,12 @@ def s_console(env):
                  "type": "file", "data": {"out": out}}}),
               (2.0, "device_add", {"driver": "usb-serial", "bus": "xhci.0",
                                    "chardev": "cs0", "id": "serial0"})])
+    w = c.waited(b)
     c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
     c.that(b.lines(r"waitdev: console .*: found /dev/ttyUSB0"),
            "ttyUSB0 found")
+    c.that(w is not None and 1.5 <= w <= 7,
+           "waited about 2 s for the late adapter (waited %s s)" % w)
     data = open(out, errors="replace").read() if os.path.exists(out) else ""
     c.that("WAITDEV-CONSOLE-HELLO on /dev/ttyUSB0" in data,
            "consolewait's program wrote to the USB serial port (%r)"
@@ -282,7 +286,10 @@ def s_replug(env):
               (6.0, *usb_stick(id="s2", drive="rootdisk2")),
               (9.0, "device_add", {"driver": "virtio-net-pci",
                                    "netdev": "n0", "id": "nic0"})])
+    w = c.waited(b)
     c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(w is not None and 8.5 <= w <= 15,
+           "the wait lasted until the NIC came at 9 s (waited %s s)" % w)
     c.that(b.lines(r"waitdev: root .*(was removed|no longer ready)"),
            "the unplug was noticed")
     c.that(len(b.lines(r"waitdev: root .*: found /dev/sd")) >= 2,
@@ -299,7 +306,12 @@ def s_many_controllers(env):
     args += ["-device", "usb-ehci,id=ehci"]
     b = boot(env, "many-controllers", "root=/dev/sda1 waitdev.timeout=30",
              args, [(3.0, *usb_stick(bus="ehci.0"))])
+    w = c.waited(b)
     c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(w is not None and 2.5 <= w <= 8,
+           "waited about 3 s for the stick on ehci (waited %s s)" % w)
+    c.that(b.lines(r"waitdev: root .*: found /dev/sd"),
+           "the root was found on the ehci stick")
     c.that("ROOT-INIT-OK" in b.text(), "booted from the stick on ehci")
     return c, b
 
@@ -367,8 +379,9 @@ def main():
             continue
         ok = not c.failures
         failed += not ok
-        print("%s: %s (%.1f s)" % (n, "ok" if ok else "FAILED",
-                                   time.monotonic() - t))
+        print("%s: %s (%.1f s; /init waited %s s)"
+              % (n, "ok" if ok else "FAILED", time.monotonic() - t,
+                 "%.2f" % c.w if c.w is not None else "?"))
         if not ok:
             for f in c.failures:
                 print("    " + f)
