@@ -43,6 +43,7 @@ void device_forget_probe(struct device *dev)
 		free(*fields[i]);
 		*fields[i] = NULL;
 	}
+	dev->fs_ambivalent = false;
 	dev->probed = false;
 }
 

@@ -39,6 +39,7 @@ struct device {
 	/* filled by a probe back end or the udev source, NULL otherwise */
 	bool probed;   /* fs_* below are known (NULL: nothing there) */
 	char *fs_type; /* "ext4", "vfat", "crypto_LUKS", ... */
+	bool fs_ambivalent; /* libblkid found two signatures, chose none */
 	char *fs_uuid;
 	char *fs_label;
 	char *part_uuid;

@@ -61,12 +61,10 @@ int probe_block(struct device *dev, const char *node)
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 		r = blkid_do_safeprobe(pr);
 	}
-	if (r < 0) {
-		/* -2: ambivalent (two signatures); -1: I/O or similar */
-		r = r == -2 ? 0 : -EIO;
-		free(dev->fs_type);
-		dev->fs_type = NULL;
-	}
+	/* -2: ambivalent (two signatures, safeprobe picks none); -1: I/O */
+	dev->fs_ambivalent = r == -2;
+	if (r < 0)
+		r = r == -2 ? 1 : -EIO;
 	if (r >= 0) {
 		/* 1: nothing found; the lookups below then clear all */
 		r = take_value(pr, "TYPE", &dev->fs_type);

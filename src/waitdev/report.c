@@ -196,6 +196,8 @@ static void seen_block(const struct device *d)
 			 d->fs_label ? " LABEL=\"" : "",
 			 d->fs_label ? d->fs_label : "",
 			 d->fs_label ? "\"" : "");
+	else if (d->fs_ambivalent)
+		snprintf(fs, sizeof(fs), ", several filesystem signatures");
 	if (d->part_uuid)
 		snprintf(fs + strlen(fs), sizeof(fs) - strlen(fs),
 			 ", PARTUUID=%s", d->part_uuid);
@@ -339,6 +341,12 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 		if (d->kind == DEV_BLOCK && d->size == 0)
 			snprintf(buf, size, "%s has no medium (size 0)",
 				 d->name);
+		else if (d->kind == DEV_BLOCK && d->fs_ambivalent)
+			snprintf(buf, size,
+				 "%s has more than one filesystem signature "
+				 "and libblkid will not choose (wipefs -n "
+				 "/dev/%s lists them)",
+				 d->name, d->name);
 		else if (d->kind == DEV_BLOCK)
 			snprintf(buf, size,
 				 "%s has no filesystem that %s recognises",

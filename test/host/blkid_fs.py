@@ -29,6 +29,7 @@ The images are checked with blkid(8) -p first, so a test failure is
 waitdev's and not a wrong image.
 """
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -245,6 +246,22 @@ def body(h):
                    waitdev(h, "UUID=" + vuuid, DEADLINE),
                    waitdev(h, "LABEL=wdt-two", DEADLINE),
                    waitdev(h, "LABEL=WDT TWO", DEADLINE)])
+    with h.case("vfat + ext4 signatures: the diagnosis says there are two, "
+                "not that there is no filesystem"):
+        detach_all(h)
+        n = LOOPS["two"]
+        h.attach(n, img)
+        p = h.start(waitdev(h, "/dev/loop%d" % n, 1))
+        h.expect_exit(p, 1, 3)
+        h.check(re.search(r"not ready after .*: loop%d has more than one "
+                          r"filesystem signature and libblkid will not "
+                          r"choose" % n,
+                          p.stderr), "expected the two-signature diagnosis",
+                p)
+        h.check(re.search(r"seen block loop%d .*several filesystem "
+                          r"signatures" % n, p.stderr),
+                "expected the seen list to say so too", p)
+        h.detach(n)
 
 
 hostlib.main("blkid-fs", body)
