@@ -37,8 +37,8 @@ struct device {
 	uint64_t diskseq;
 	uint64_t size; /* in 512-byte sectors; 0 = no medium */
 	/* filled by a probe back end or the udev source, NULL otherwise */
-	bool probed;   /* fs_* below are known (NULL: nothing there) */
-	char *fs_type; /* "ext4", "vfat", "crypto_LUKS", ... */
+	bool probed;	    /* fs_* below are known (NULL: nothing there) */
+	char *fs_type;	    /* "ext4", "vfat", "crypto_LUKS", ... */
 	bool fs_ambivalent; /* libblkid found two signatures, chose none */
 	char *fs_uuid;
 	char *fs_label;
