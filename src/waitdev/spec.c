@@ -289,6 +289,7 @@ int spec_parse_console(const char *text, struct spec *spec, char *err,
 		       unsigned errsize)
 {
 	const char *name = text;
+	const char *prefix = "";
 	size_t n, i;
 	bool digit = false;
 
@@ -304,7 +305,10 @@ int spec_parse_console(const char *text, struct spec *spec, char *err,
 	n = strcspn(name, ",");
 	if (n == 0)
 		return spec_fail(err, errsize, "no console name");
-	if (n + 2 > sizeof(spec->value))
+	/* the kernel's console_setup(): console=0 means ttyS0 */
+	if (isdigit((unsigned char)name[0]))
+		prefix = "ttyS";
+	if (strlen(prefix) + n + 2 > sizeof(spec->value))
 		return spec_fail(err, errsize, "console name too long");
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)name[i];
@@ -316,8 +320,8 @@ int spec_parse_console(const char *text, struct spec *spec, char *err,
 					 (int)n, name);
 		digit |= isdigit(c) != 0;
 	}
-	memcpy(spec->value, name, n);
-	spec->value[n] = '\0';
+	snprintf(spec->value, sizeof(spec->value), "%s%.*s", prefix, (int)n,
+		 name);
 	if (!console_name_is_tty(spec->value)) {
 		spec->type = SPEC_CONSOLE_OTHER;
 		return 0;

@@ -288,6 +288,9 @@ static const struct {
 	{ "ttyS,115200", 0, SPEC_CONSOLE_TTY, "ttyS0" },
 	{ "tty", 0, SPEC_CONSOLE_TTY, "tty0" },
 	{ "hvc", 0, SPEC_CONSOLE_TTY, "hvc0" },
+	/* a bare index: the kernel's console_setup() prefixes ttyS */
+	{ "0", 0, SPEC_CONSOLE_TTY, "ttyS0" },
+	{ "1,115200n8", 0, SPEC_CONSOLE_TTY, "ttyS1" },
 	/* not ttys: parsed, never waited for */
 	{ "netcon0", 0, SPEC_CONSOLE_OTHER, "netcon0" },
 	{ "uart8250,io,0x3f8", 0, SPEC_CONSOLE_OTHER, "uart8250" },
