@@ -28,6 +28,7 @@ void device_clear(struct device *dev)
 	free(dev->fs_type);
 	free(dev->fs_uuid);
 	free(dev->devlinks);
+	free(dev->dm_name);
 	free(dev->fs_label);
 	free(dev->part_uuid);
 	memset(dev, 0, sizeof(*dev));

@@ -487,13 +487,49 @@ static bool has_link(const char *devlinks, const char *dir, const char *name)
 	return false;
 }
 
+/*
+ * LVM's /dev/VG/LV is /dev/mapper/VG-LV with every '-' inside VG and LV
+ * doubled (lvm's dm_build_dm_name()): "a-b/c" is "a--b-c".
+ */
+static bool lvm_name_eq(const char *dm_name, const char *vg_lv)
+{
+	const char *p = dm_name, *q;
+	const char *slash = strchr(vg_lv, '/');
+
+	if (!slash || strchr(slash + 1, '/') || slash == vg_lv || !slash[1])
+		return false;
+	for (q = vg_lv; *q; q++) {
+		if (*q == '/') {
+			if (*p++ != '-')
+				return false;
+			continue;
+		}
+		if (*q == '-' && *p++ != '-')
+			return false;
+		if (*p++ != *q)
+			return false;
+	}
+	return *p == '\0';
+}
+
+/* /dev/mapper/NAME or /dev/VG/LV against a device-mapper device */
+static bool dm_name_match(const struct spec *spec, const struct device *dev)
+{
+	if (!dev->dm_name)
+		return false;
+	if (strncmp(spec->value, "mapper/", 7) == 0)
+		return streq(dev->dm_name, spec->value + 7);
+	return lvm_name_eq(dev->dm_name, spec->value);
+}
+
 bool spec_match_block(const struct spec *spec, const struct device *dev)
 {
 	if (dev->kind != DEV_BLOCK)
 		return false;
 	switch (spec->type) {
 	case SPEC_BLOCK_NAME:
-		return streq(dev->name, spec->value);
+		return streq(dev->name, spec->value) ||
+		       dm_name_match(spec, dev);
 	case SPEC_BLOCK_DEVT:
 		return dev->has_devt && dev->major == spec->major &&
 		       dev->minor == spec->minor;

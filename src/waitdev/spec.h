@@ -8,6 +8,8 @@
  *   /dev/NAME  NAME  MAJ:MIN  hexadecimal dev_t  PARTLABEL=X
  *   PARTUUID=X[/PARTNROFF=N]  UUID=X  LABEL=X
  *   /dev/disk/by-{uuid,partuuid,label,partlabel,id,path}/X
+ *   /dev/mapper/NAME and /dev/VG/LV (SPEC_BLOCK_NAME, matched against
+ *   a device-mapper device's dm/name as well)
  * Console specs: a tty name with optional options ("ttyS0,115200n8"),
  * optionally under /dev/. Non-tty consoles parse as SPEC_CONSOLE_OTHER.
  * Net specs: NAME, a glob, a MAC address or "any", optionally ":up" or

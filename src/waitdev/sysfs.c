@@ -12,6 +12,8 @@
 
 /* DEVPATHs come from 2048-byte uevents: this always fits one */
 #define SYSFS_PATH_MAX (UEVENT_BUFFER_SIZE + 64)
+/* DM_NAME_LEN of linux/dm-ioctl.h, its NUL included */
+#define DM_NAME_MAX 128
 
 struct sysfs {
 	int fd;
@@ -239,6 +241,30 @@ static int read_net_attrs(struct sysfs *s, struct device *dev)
 	return 0;
 }
 
+/*
+ * /dev/mapper/NAME and LVM's /dev/VG/LV are links udev or lvm make; the
+ * kernel's uevent says only dm-N. Its name is in sysfs from the moment
+ * the device exists (the table, and so the size, come later).
+ */
+static int read_dm_name(struct sysfs *s, struct device *dev)
+{
+	char name[DM_NAME_MAX + 2]; /* and a newline */
+	char *copy;
+
+	if (!dev->name || strncmp(dev->name, "dm-", 3) != 0)
+		return 0;
+	if (read_attr(s, dev, "dm/name", name, sizeof(name)) < 0 || !*name)
+		return 0; /* not (yet) known: matched by dm-N alone */
+	if (dev->dm_name && streq(dev->dm_name, name))
+		return 0;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	free(dev->dm_name);
+	dev->dm_name = copy;
+	return 0;
+}
+
 int sysfs_read_attrs(struct sysfs *s, struct device *dev)
 {
 	char buf[64];
@@ -253,7 +279,7 @@ int sysfs_read_attrs(struct sysfs *s, struct device *dev)
 		if (parse_u64(buf, &size) < 0)
 			return -EINVAL;
 		dev->size = size;
-		return 0;
+		return read_dm_name(s, dev);
 	case DEV_NET:
 		return read_net_attrs(s, dev);
 	default:

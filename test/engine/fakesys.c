@@ -129,6 +129,18 @@ void fakesys_set_size(struct fakesys *fs, const char *name,
 	write_file(path, "%llu\n", sectors);
 }
 
+void fakesys_set_dm_name(struct fakesys *fs, const char *name,
+			 const char *dm_name)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/dm", fs->root,
+		 name);
+	mkdirs(path);
+	strcat(path, "/name");
+	write_file(path, "%s\n", dm_name);
+}
+
 void fakesys_remove_block(struct fakesys *fs, const char *name)
 {
 	char cmd[700];

@@ -30,6 +30,9 @@ void fakesys_add_block(struct fakesys *fs, const char *name, unsigned major,
 		       const char *partname, bool listed);
 void fakesys_set_size(struct fakesys *fs, const char *name,
 		      unsigned long long sectors);
+/* The dm/name attribute of device-mapper device NAME (dm-N). */
+void fakesys_set_dm_name(struct fakesys *fs, const char *name,
+			 const char *dm_name);
 void fakesys_remove_block(struct fakesys *fs, const char *name);
 void fakesys_add_tty(struct fakesys *fs, const char *name, unsigned major,
 		     unsigned minor);

@@ -288,6 +288,38 @@ static void test_size_zero(void)
 	run_end(&r);
 }
 
+/* lvcreate/cryptsetup: dm-N appears named but empty, then gets a table */
+static void dm_create(struct fakesys *fs)
+{
+	fakesys_add_block(fs, "dm-0", 254, 0, 0, NULL, false);
+	fakesys_set_dm_name(fs, "dm-0", "wdt--vg-root");
+	fakesys_send_block(fs, "add", "dm-0", 254, 0, 0);
+	usleep(200 * 1000);
+	fakesys_set_size(fs, "dm-0", 8192);
+	fakesys_send_block(fs, "change", "dm-0", 254, 0, 0);
+}
+
+static void test_device_mapper(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "/dev/wdt-vg/root", 5000);
+	add_block_target(r.e, "/dev/mapper/wdt--vg-root", 5000);
+	add_block_target(r.e, "/dev/mapper/other", 300);
+	later(&r, 100, dm_create);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_STR(engine_target(r.e, 0)->node, "/dev/dm-0");
+	CHECK_STR(engine_target(r.e, 1)->node, "/dev/dm-0");
+	CHECK_INT(engine_target(r.e, 2)->state, TARGET_EXPIRED);
+	/* the table came 200 ms after the named device */
+	CHECK_MSG(engine_target(r.e, 0)->waited_ms >= 250,
+		  "an empty device-mapper device was taken as ready (%llu ms)",
+		  (unsigned long long)engine_target(r.e, 0)->waited_ms);
+	run_end(&r);
+}
+
 static void test_forged(void)
 {
 	struct run r;
@@ -654,6 +686,7 @@ int main(void)
 	test_window();
 	test_add_remove();
 	test_size_zero();
+	test_device_mapper();
 	test_forged();
 	test_garbage();
 	test_overflow_rescan();

@@ -485,6 +485,17 @@ static const struct device dev_sdb = {
 	.partname = S("root"),
 	.size = 1000,
 };
+/* an LVM logical volume "root" of volume group "my-vg" */
+static const struct device dev_dm0 = {
+	.kind = DEV_BLOCK,
+	.name = S("dm-0"),
+	.has_devt = true,
+	.major = 254,
+	.minor = 0,
+	.size = 409600,
+	.dm_name = S("my--vg-root"),
+};
+
 static const struct device dev_sda1 = {
 	.kind = DEV_BLOCK,
 	.name = S("sda1"),
@@ -693,6 +704,18 @@ static const struct match_case match_cases[] = {
 	{ P_BLOCK, "sda", &dev_sda1, false, -1 },
 	{ P_BLOCK, "SDA", &dev_sda, false, -1 },
 	{ P_BLOCK, "sr0", &dev_sr0, true, 0 }, /* no medium */
+	/* device-mapper names (sysfs dm/name) and LVM's VG/LV links */
+	{ P_BLOCK, "/dev/dm-0", &dev_dm0, true, 1 },
+	{ P_BLOCK, "/dev/mapper/my--vg-root", &dev_dm0, true, 1 },
+	{ P_BLOCK, "/dev/mapper/my-vg-root", &dev_dm0, false, -1 },
+	{ P_BLOCK, "/dev/mapper/my--vg-roo", &dev_dm0, false, -1 },
+	{ P_BLOCK, "/dev/my-vg/root", &dev_dm0, true, 1 },
+	{ P_BLOCK, "/dev/my/vg-root", &dev_dm0, false, -1 },
+	{ P_BLOCK, "/dev/my--vg/root", &dev_dm0, false, -1 },
+	{ P_BLOCK, "/dev/my-vg/root/x", &dev_dm0, false, -1 },
+	{ P_BLOCK, "/dev/my-vg/roo", &dev_dm0, false, -1 },
+	{ P_BLOCK, "/dev/my-vg/rootx", &dev_dm0, false, -1 },
+	{ P_BLOCK, "/dev/mapper/sda1", &dev_sda1, false, -1 },
 	/* device numbers */
 	{ P_BLOCK, "8:1", &dev_sda1, true, 1 },
 	{ P_BLOCK, "801", &dev_sda1, true, 1 },
