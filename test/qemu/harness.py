@@ -49,6 +49,7 @@ MODULES = [
     "virtio_pci", "virtio_blk", "virtio_net", "virtio_console",
     "usbnet", "cdc_ether", "rndis_host",
     "ext4", "crc32c_generic", "crc32c-intel", "libcrc32c",
+    "dm-mod",
 ]
 
 
@@ -140,11 +141,13 @@ echo /sbin/modprobe > /proc/sys/kernel/modprobe
 fstype=ext4
 bench=
 netup=
+dmlinear=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	rootfstype=*) fstype=${arg#rootfstype=} ;;
 	bench=*) bench=${arg#bench=} ;;
 	netup=1) netup=1 ;;
+	dmlinear=*) dmlinear=${arg#dmlinear=} ;;
 	esac
 done
 # netup=1: what a network initramfs does, bring the first interface up
@@ -154,6 +157,19 @@ if [ -n "$netup" ]; then
 		ifc=$(/sbin/waitdev --cmdline '' --net any --timeout 60 \
 			--format plain --no-kmsg 2>/dev/null) &&
 			ip link set "${ifc#net }" up
+	) &
+fi
+# dmlinear=DEV:NAME: what lvm or cryptsetup in an initramfs do, make a
+# device-mapper device NAME on top of DEV once DEV exists
+if [ -n "$dmlinear" ]; then
+	(
+		dev=${dmlinear%%:*}
+		/sbin/waitdev --cmdline '' --root "$dev" --timeout 60 \
+			--no-kmsg >/dev/null 2>&1 || exit
+		modprobe dm-mod
+		DM_DISABLE_UDEV=1 dmsetup create "${dmlinear#*:}" --table \
+			"0 $(blockdev --getsz "$dev") linear $dev 0" &&
+			echo "WAITDEV-DM-CREATED $(cut -d' ' -f1 /proc/uptime)"
 	) &
 fi
 echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)"
@@ -203,6 +219,23 @@ def find_busybox():
                        "(apt-get install busybox-static)")
 
 
+DMSETUP = "/sbin/dmsetup"
+
+
+def copy_dynamic(path, root, dest):
+    """Copies the dynamically linked @path to @root/@dest, and the shared
+    libraries ldd lists to the same paths under @root (dmsetup, for the
+    device-mapper root: what lvm does in a real initramfs)."""
+    if not os.path.exists(path):
+        raise HarnessError("%s is missing (apt-get install dmsetup)" % path)
+    shutil.copy2(path, os.path.join(root, dest))
+    out = run(["ldd", path], capture_output=True, text=True).stdout
+    for lib in re.findall(r"(/\S+) \(0x", out):
+        target = os.path.join(root, lib.lstrip("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(os.path.realpath(lib), target)
+
+
 def check_static(path):
     out = run(["file", "-L", path], capture_output=True, text=True).stdout
     if "statically linked" not in out and "static-pie" not in out:
@@ -224,6 +257,7 @@ def build_initramfs(work, waitdev, tree, kver, extra=None):
     run(["strip", "-o", os.path.join(root, "sbin/waitdev"), waitdev])
     for name in ("rootwait", "consolewait", "modprobe"):
         os.symlink("waitdev", os.path.join(root, "sbin", name))
+    copy_dynamic(DMSETUP, root, "sbin/dmsetup")
     with open(os.path.join(root, "init"), "w") as f:
         f.write(INIT)
     os.chmod(os.path.join(root, "init"), 0o755)

@@ -128,6 +128,29 @@ def s_root_virtio(env):
     return c, b
 
 
+def s_root_dm(env):
+    # an LVM-style root, /dev/VG/LV: the stick comes at 3 s, /init makes
+    # the device-mapper device on its partition (as lvm would), and the
+    # kernel's uevents only ever say dm-0
+    c = Check("root-late-dm")
+    b = boot(env, "root-late-dm", "root=/dev/wdt-vg/root waitdev.timeout=30 "
+             "dmlinear=/dev/sda1:wdt--vg-root",
+             DRIVE + XHCI, [(3.0, *usb_stick())])
+    w = c.waited(b)
+    made = b.guest_time("WAITDEV-DM-CREATED")
+    end = b.guest_time("WAITDEV-RC")
+    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.that(b.lines(r"waitdev: root /dev/wdt-vg/root: found /dev/dm-0"),
+           "the root was found as the device-mapper device dm-0")
+    c.that(made is not None and end is not None and end >= made,
+           "found after the device-mapper device was made (%s, %s)"
+           % (made, end))
+    c.that(w is not None and 2.5 <= w <= 9,
+           "waited about 3 s (waited %s s)" % w)
+    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    return c, b
+
+
 def s_root_present(env):
     c = Check("root-present")
     b = boot(env, "root-present", "root=/dev/sda1",
@@ -325,6 +348,7 @@ SCENARIOS = {
     "root-late-partnroff": s_root_partnroff,
     "root-late-mbr": s_root_mbr,
     "root-late-virtio-blk": s_root_virtio,
+    "root-late-dm": s_root_dm,
     "root-present": s_root_present,
     "root-never": s_root_never,
     "rootdelay-early": s_rootdelay,
@@ -335,6 +359,21 @@ SCENARIOS = {
     "root-replug": s_replug,
     "many-controllers": s_many_controllers,
 }
+
+
+def newer_sources(binary, src):
+    """A source file under @src newer than @binary, or None: the static
+    binary is built by tools/build-static, which meson does not run."""
+    try:
+        built = os.path.getmtime(binary)
+    except OSError:
+        return None     # the harness says it is missing
+    for d, _, files in os.walk(src):
+        for f in files:
+            if f.endswith((".c", ".h")) and \
+                    os.path.getmtime(os.path.join(d, f)) > built:
+                return os.path.join(d, f)
+    return None
 
 
 def main():
@@ -360,6 +399,12 @@ def main():
     if os.geteuid() != 0:
         print("scenarios: needs root (depmod into the cache, QEMU); "
               "FAILING", file=sys.stderr)
+        return 1
+    stale = newer_sources(a.waitdev, os.path.join(top, "src"))
+    if stale:
+        print("scenarios: %s is older than %s: it would boot old code; "
+              "run tools/build-static first. FAILING"
+              % (a.waitdev, stale), file=sys.stderr)
         return 1
     work = a.work or tempfile.mkdtemp(prefix="waitdev-qemu-")
     os.makedirs(work, exist_ok=True)
