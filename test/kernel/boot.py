@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+Boot tests of the kernels kernel/build makes (tinyconfig + kernel/qemu.config,
+stock and with kernel/series), in QEMU, one test per invocation:
+
+  stock-race        stock, console=ttyUSB0, QEMU usb-serial present at boot:
+                    "unable to open an initial console" reproduces, init
+                    runs without stdio (proves the patched test can fail)
+  patched-console   patched, same: init's stdout arrives on the usb-serial
+                    chardev and /proc/consoles lists ttyUSB0
+  consoledelay      patched, console=ttyUSB0 consoledelay=300, no usb-serial:
+                    boot continues after ~300 ms, with the warning
+  no-wait           patched vs stock, console=ttyS0: no wait; time to /init
+                    unchanged within noise (median of 3 boots each)
+  hub-timing        patched, 1 vs 8 qemu-xhci: time to /init, median of 5
+                    boots each, does not grow by ~100 ms per root hub
+  consolewait       patched, console=ttyUSB0, usb-serial present: waitdev's
+                    consolewait --timeout 0 finds the console at once (the
+                    static waitdev goes into the initramfs)
+
+The kernels are not built here: kernel/build does that (minutes); a missing
+kernel fails the test with the command to run. The initramfs holds only
+busybox-static (and waitdev for consolewait): everything is built in.
+Times come from the kernel log the guest prints on ttyS0, whatever the
+console is: "time to /init" is the timestamp of "Run /init as init process".
+Reuses test/qemu/harness.py (Boot, busybox, static checks). Standard library
+only.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "test", "qemu"))
+import harness  # noqa: E402
+
+# ttyS0 is the test's channel whatever console= says: the init writes its
+# markers, /proc/consoles and the kernel log there, never to its stdio.
+INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+s=/dev/ttyS0
+echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)" >$s
+echo "KTEST-FD $(readlink /proc/1/fd/0)|$(readlink /proc/1/fd/1)|$(readlink /proc/1/fd/2)" >$s
+# on init's own stdout and stderr: wherever /dev/console led, if anywhere
+echo "KTEST-STDOUT-HELLO"
+echo "KTEST-STDERR-HELLO" >&2
+expect= cw=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	ktest.expect=*) expect=${arg#ktest.expect=} ;;
+	ktest.consolewait=1) cw=1 ;;
+	esac
+done
+if [ -n "$cw" ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	/sbin/consolewait --timeout 0 -- \
+		sh -c 'echo "KTEST-CONSOLEWAIT-HELLO on $(readlink /proc/$$/fd/1)"'
+	rc=$?
+	echo "KTEST-CONSOLEWAIT rc=$rc from $t0 to $(cut -d' ' -f1 /proc/uptime)" >$s
+fi
+# let a late console (stock kernel) register, so the log shows when it did
+if [ -n "$expect" ]; then
+	i=0
+	while ! grep -q "^$expect " /proc/consoles && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+echo "KTEST-CONSOLES-BEGIN" >$s
+cat /proc/consoles >$s
+echo "KTEST-CONSOLES-END" >$s
+echo "KTEST-DMESG-BEGIN" >$s
+dmesg >$s
+echo "KTEST-DMESG-END" >$s
+poweroff -f
+"""
+
+RACE_WARNING = "Warning: unable to open an initial console."
+
+
+class TestFailure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise TestFailure(msg)
+
+
+def kernel(variant):
+    p = subprocess.run([os.path.join(TOP, "kernel", "build"), "--print",
+                        variant], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise TestFailure("no %s kernel: %s (build it with kernel/build; "
+                          "about 5 min each on 2 idle cores)"
+                          % (variant, p.stderr.strip()))
+    return p.stdout.strip()
+
+
+def build_initramfs(work, waitdev=None):
+    root = os.path.join(work, "initramfs")
+    for d in ("bin", "sbin", "proc", "sys", "dev"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    shutil.copy2(harness.find_busybox(), os.path.join(root, "bin/busybox"))
+    if waitdev:
+        harness.check_static(waitdev)
+        harness.run(["strip", "-o", os.path.join(root, "sbin/waitdev"),
+                     waitdev])
+        os.symlink("waitdev", os.path.join(root, "sbin/consolewait"))
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(INIT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    image = os.path.join(work, "initramfs.cpio.gz")
+    files = harness.run(["find", "."], cwd=root, capture_output=True).stdout
+    cpio = harness.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
+                       input=files, capture_output=True).stdout
+    with open(image, "wb") as f:
+        harness.run(["gzip", "-1"], input=cpio, stdout=f)
+    return image
+
+
+class Result:
+    """What one boot showed: kernel log, consoles, init's fds, the
+    usb-serial chardev's contents."""
+
+    def __init__(self, boot, usb_serial_out=None):
+        self.boot = boot
+        text = boot.text()
+        self.dmesg = self._between(text, "KTEST-DMESG-BEGIN",
+                                   "KTEST-DMESG-END")
+        self.consoles = self._between(text, "KTEST-CONSOLES-BEGIN",
+                                      "KTEST-CONSOLES-END")
+        m = re.search(r"KTEST-FD (.*)", text)
+        self.fds = m.group(1).split("|") if m else None
+        self.usb_serial = ""
+        if usb_serial_out and os.path.exists(usb_serial_out):
+            with open(usb_serial_out, "rb") as f:
+                self.usb_serial = f.read().decode("utf-8", "replace")
+        check(self.dmesg is not None,
+              "%s: the init never printed the kernel log on ttyS0:\n%s"
+              % (boot.name, text[-3000:]))
+
+    @staticmethod
+    def _between(text, start, end):
+        if start not in text or end not in text:
+            return None
+        return text.split(start, 1)[1].split(end, 1)[0].strip("\r\n")
+
+    def stamp(self, pattern):
+        """Timestamp (s) of the first kernel log line matching pattern."""
+        rx = re.compile(pattern)
+        for line in self.dmesg.splitlines():
+            m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
+            if m and rx.search(m.group(2)):
+                return float(m.group(1))
+        return None
+
+    def time_to_init(self):
+        t = self.stamp(r"^Run /init as init process")
+        check(t is not None, "%s: no 'Run /init' in the kernel log"
+              % self.boot.name)
+        return t
+
+
+def boot(work, variant, append, name, usb_serial=False, xhci=1,
+         waitdev=None):
+    os.makedirs(work, exist_ok=True)
+    initrd = build_initramfs(os.path.join(work, name), waitdev)
+    qemu = []
+    for i in range(xhci):
+        qemu += ["-device", "qemu-xhci,id=xhci%d" % i]
+    out = None
+    if usb_serial:
+        # QEMU attaches usb-serial only once its chardev is open: a file
+        out = os.path.join(work, name + ".usb-serial")
+        qemu += ["-chardev", "file,id=us0,path=" + out,
+                 "-device", "usb-serial,bus=xhci0.0,chardev=us0"]
+    b = harness.Boot(work, kernel(variant), initrd,
+                     append + " panic=-1 loglevel=7", qemu, name=name,
+                     timeout=180).run()
+    return Result(b, out)
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+# ------------------------------------------------------------------ tests
+
+def t_stock_race(work, args):
+    r = boot(work, "stock", "console=ttyUSB0 ktest.expect=ttyUSB0",
+             "stock-race", usb_serial=True)
+    warn = r.stamp(re.escape(RACE_WARNING))
+    reg = r.stamp(r"console \[ttyUSB0\] enabled")
+    say("stock, console=ttyUSB0: /init at %.3f s, warning at %s s, "
+        "ttyUSB0 registered at %s s; init's fds 0|1|2: %s"
+        % (r.time_to_init(), warn, reg, "|".join(r.fds or [])))
+    check(warn is not None,
+          "the race did not reproduce: no %r in the log" % RACE_WARNING)
+    check(reg is not None and reg > warn,
+          "ttyUSB0 never registered after the warning (at %s)" % reg)
+    check(r.fds and "/dev/console" not in r.fds,
+          "init has /dev/console as stdio: %s" % r.fds)
+    check("KTEST-STDOUT-HELLO" not in r.usb_serial,
+          "init's stdout reached the usb-serial chardev on the stock kernel")
+
+
+def t_patched_console(work, args):
+    r = boot(work, "patched", "console=ttyUSB0 ktest.expect=ttyUSB0",
+             "patched-console", usb_serial=True)
+    m = re.search(r"console: ttyUSB0 registered after (\d+) ms of waiting",
+                  r.dmesg)
+    waited = "%s ms" % m.group(1) if m else "no wait"
+    say("patched, console=ttyUSB0: /init at %.3f s, waited %s; fds %s"
+        % (r.time_to_init(), waited, "|".join(r.fds or [])))
+    say("/proc/consoles:\n" + (r.consoles or "(none)"))
+    check(RACE_WARNING not in r.dmesg,
+          "the patched kernel still warns: %r" % RACE_WARNING)
+    check(r.fds == ["/dev/console"] * 3,
+          "init's stdin|stdout|stderr are not /dev/console: %s" % r.fds)
+    check("KTEST-STDOUT-HELLO" in r.usb_serial and
+          "KTEST-STDERR-HELLO" in r.usb_serial,
+          "init's stdout/stderr did not arrive on the usb-serial chardev")
+    check(r.consoles and re.search(r"^ttyUSB0 ", r.consoles, re.M),
+          "/proc/consoles does not list ttyUSB0: %r" % r.consoles)
+
+
+def t_consoledelay(work, args):
+    r = boot(work, "patched", "console=ttyUSB0 consoledelay=300",
+             "consoledelay")
+    start = r.stamp(r"console: waiting up to 300 ms for ttyUSB0")
+    gave_up = r.stamp(r"console: ttyUSB0 did not register within 300 ms")
+    warn = r.stamp(re.escape(RACE_WARNING))
+    t_init = r.time_to_init()
+    check(start is not None and gave_up is not None,
+          "no 300 ms wait for ttyUSB0 in the log:\n%s" % r.dmesg[-2000:])
+    waited = gave_up - start
+    say("patched, console=ttyUSB0 consoledelay=300, no usb-serial: "
+        "waited %.0f ms (from %.3f to %.3f s), /init at %.3f s"
+        % (waited * 1000, start, gave_up, t_init))
+    check(warn is not None and warn >= gave_up,
+          "no %r after the wait" % RACE_WARNING)
+    # jiffies: at least the bound, rounded up to a tick; TCG adds latency
+    check(0.29 <= waited <= 0.30 + args.slack,
+          "waited %.3f s for consoledelay=300" % waited)
+    check(t_init >= gave_up, "/init ran before the wait ended")
+
+
+def t_no_wait(work, args):
+    times = {}
+    for variant in ("stock", "patched"):
+        times[variant] = []
+        for i in range(args.boots):
+            r = boot(work, variant, "console=ttyS0",
+                     "no-wait-%s-%d" % (variant, i))
+            check("console: waiting" not in r.dmesg,
+                  "%s waited for console=ttyS0" % variant)
+            check(RACE_WARNING not in r.dmesg, "%s warned" % variant)
+            times[variant].append(r.time_to_init())
+    med = {v: statistics.median(t) for v, t in times.items()}
+    for v in ("stock", "patched"):
+        say("console=ttyS0, %s: time to /init median %.3f s of %s"
+            % (v, med[v], " ".join("%.3f" % t for t in times[v])))
+    diff = med["patched"] - med["stock"]
+    say("patched - stock: %+.0f ms" % (diff * 1000))
+    # the default wait is 1000 ms: a wait would show as +1 s
+    check(abs(diff) < args.noise,
+          "time to /init differs by %.3f s (noise bound %.3f s)"
+          % (diff, args.noise))
+
+
+def t_hub_timing(work, args):
+    med = {}
+    for n in (1, 8):
+        times = []
+        for i in range(args.boots):
+            r = boot(work, "patched", "console=ttyS0",
+                     "hub-%dx-%d" % (n, i), xhci=n)
+            hubs = len(re.findall(r"hub \d+-0:1\.0: USB hub found", r.dmesg))
+            check(hubs == 2 * n, "%d root hubs for %d xhci controllers "
+                  "(expected %d)" % (hubs, n, 2 * n))
+            times.append(r.time_to_init())
+        med[n] = statistics.median(times)
+        say("%d qemu-xhci (%d root hubs): time to /init median %.3f s "
+            "of %s" % (n, 2 * n, med[n],
+                       " ".join("%.3f" % t for t in times)))
+    extra_hubs = 2 * 8 - 2 * 1
+    per_hub = (med[8] - med[1]) / extra_hubs
+    say("growth: %+.0f ms for %d more root hubs, %.1f ms per root hub "
+        "(a synchronous 100 ms power-on delay would be >= 100)"
+        % ((med[8] - med[1]) * 1000, extra_hubs, per_hub * 1000))
+    check(per_hub < args.per_hub,
+          "time to /init grows by %.0f ms per root hub (bound %.0f ms)"
+          % (per_hub * 1000, args.per_hub * 1000))
+
+
+def t_consolewait(work, args):
+    check(args.waitdev, "consolewait needs --waitdev (a static waitdev)")
+    r = boot(work, "patched", "console=ttyUSB0 ktest.consolewait=1",
+             "consolewait", usb_serial=True, waitdev=args.waitdev)
+    m = re.search(r"KTEST-CONSOLEWAIT rc=(\d+) from ([\d.]+) to ([\d.]+)",
+                  r.boot.text())
+    check(m, "consolewait did not run:\n%s" % r.boot.text()[-2000:])
+    rc, t0, t1 = int(m.group(1)), float(m.group(2)), float(m.group(3))
+    say("consolewait --timeout 0 on the patched kernel: exit %d, "
+        "%.2f s to %.2f s of uptime" % (rc, t0, t1))
+    check(rc == 0, "consolewait --timeout 0 did not find the console at "
+          "once (exit %d)" % rc)
+    check("KTEST-CONSOLEWAIT-HELLO on /dev/ttyUSB0" in r.usb_serial,
+          "the command consolewait ran did not write on ttyUSB0")
+
+
+TESTS = {
+    "stock-race": t_stock_race,
+    "patched-console": t_patched_console,
+    "consoledelay": t_consoledelay,
+    "no-wait": t_no_wait,
+    "hub-timing": t_hub_timing,
+    "consolewait": t_consolewait,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("test", choices=sorted(TESTS))
+    ap.add_argument("--waitdev", help="static waitdev (consolewait test)")
+    ap.add_argument("--boots", type=int, help="boots per kernel/config "
+                    "(default: 3 for no-wait, 5 for hub-timing)")
+    ap.add_argument("--slack", type=float, default=0.25,
+                    help="consoledelay: seconds allowed beyond 300 ms")
+    ap.add_argument("--noise", type=float, default=0.25,
+                    help="no-wait: |patched - stock| bound in seconds")
+    ap.add_argument("--per-hub", type=float, default=0.05,
+                    help="hub-timing: bound on the growth per root hub, s")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the work directory")
+    args = ap.parse_args()
+    if args.boots is None:
+        args.boots = 5 if args.test == "hub-timing" else 3
+    if args.boots < 1:
+        ap.error("--boots must be at least 1")
+    work = tempfile.mkdtemp(prefix="waitdev-kernel-")
+    try:
+        TESTS[args.test](work, args)
+    except (TestFailure, harness.HarnessError) as e:
+        print("FAIL %s: %s" % (args.test, e), file=sys.stderr)
+        return 1
+    finally:
+        if args.keep:
+            say("work directory: " + work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    say("PASS %s" % args.test)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
