@@ -11,10 +11,13 @@ stock and with kernel/series), in QEMU, one test per invocation:
                     chardev and /proc/consoles lists ttyUSB0
   consoledelay      patched, console=ttyUSB0 consoledelay=300, no usb-serial:
                     boot continues after ~300 ms, with the warning
-  no-wait           patched vs stock, console=ttyS0: no wait; time to /init
-                    unchanged within noise (median of 3 boots each)
+  no-wait           patched vs stock, console=ttyS0: no wait in the log, the
+                    handover from the last initcall to init (where the wait
+                    would be) unchanged; time to /init printed (5 boots each)
   hub-timing        patched, 1 vs 8 qemu-xhci: time to /init, median of 5
-                    boots each, does not grow by ~100 ms per root hub
+                    boots each, does not grow by ~100 ms per root hub (net
+                    of the controllers' own probe cost), and no root hub
+                    probe holds the boot thread for its power-on delay
   consolewait       patched, console=ttyUSB0, usb-serial present: waitdev's
                     consolewait --timeout 0 finds the console at once (the
                     static waitdev goes into the initramfs)
@@ -24,6 +27,8 @@ kernel fails the test with the command to run. The initramfs holds only
 busybox-static (and waitdev for consolewait): everything is built in.
 Times come from the kernel log the guest prints on ttyS0, whatever the
 console is: "time to /init" is the timestamp of "Run /init as init process".
+Boots are "quiet": the whole log is read from dmesg, not the console, so
+console output does not slow the boot being timed.
 Reuses test/qemu/harness.py (Boot, busybox, static checks). Standard library
 only.
 """
@@ -186,7 +191,7 @@ def boot(work, variant, append, name, usb_serial=False, xhci=1,
         qemu += ["-chardev", "file,id=us0,path=" + out,
                  "-device", "usb-serial,bus=xhci0.0,chardev=us0"]
     b = harness.Boot(work, kernel(variant), initrd,
-                     append + " panic=-1 loglevel=7", qemu, name=name,
+                     append + " panic=-1 quiet", qemu, name=name,
                      timeout=180).run()
     return Result(b, out)
 
@@ -256,52 +261,127 @@ def t_consoledelay(work, args):
     check(t_init >= gave_up, "/init ran before the wait ended")
 
 
+def init_handover(r):
+    """Seconds from the last initcall's return to "Freeing unused kernel
+    image (initmem)": console_on_rootfs() and the wait it may do lie in
+    between, little else (async_synchronize_full()). Needs initcall_debug."""
+    last, freeing = None, None
+    for line in r.dmesg.splitlines():
+        m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
+        if not m:
+            continue
+        if re.match(r"initcall \S+ returned", m.group(2)):
+            last = float(m.group(1))
+        elif m.group(2).startswith("Freeing unused kernel image (initmem)"):
+            freeing = float(m.group(1))
+            break
+    check(last is not None and freeing is not None,
+          "%s: no initcall or 'Freeing unused kernel image' line"
+          % r.boot.name)
+    return freeing - last
+
+
 def t_no_wait(work, args):
-    times = {}
+    """console=ttyS0 registers during the initcalls: the patched kernel
+    must not wait. Asserted exactly (no wait in the log) and as time:
+    the last initcall to init handover, where the wait would be, must
+    match the stock kernel's within --handover-noise (the default wait
+    would add 1000 ms). Time to /init is printed, not asserted: TCG boots
+    on the shared 2-core machine vary by over a second between boots of
+    the same kernel, more than the 1 s it would have to resolve."""
+    times, handover = {}, {}
     for variant in ("stock", "patched"):
-        times[variant] = []
+        times[variant], handover[variant] = [], []
         for i in range(args.boots):
-            r = boot(work, variant, "console=ttyS0",
+            r = boot(work, variant, "console=ttyS0 initcall_debug",
                      "no-wait-%s-%d" % (variant, i))
             check("console: waiting" not in r.dmesg,
                   "%s waited for console=ttyS0" % variant)
             check(RACE_WARNING not in r.dmesg, "%s warned" % variant)
             times[variant].append(r.time_to_init())
+            handover[variant].append(init_handover(r))
     med = {v: statistics.median(t) for v, t in times.items()}
+    hmed = {v: statistics.median(t) for v, t in handover.items()}
     for v in ("stock", "patched"):
-        say("console=ttyS0, %s: time to /init median %.3f s of %s"
-            % (v, med[v], " ".join("%.3f" % t for t in times[v])))
-    diff = med["patched"] - med["stock"]
-    say("patched - stock: %+.0f ms" % (diff * 1000))
-    # the default wait is 1000 ms: a wait would show as +1 s
-    check(abs(diff) < args.noise,
-          "time to /init differs by %.3f s (noise bound %.3f s)"
-          % (diff, args.noise))
+        say("console=ttyS0, %s: time to /init median %.3f s (of %s); "
+            "last initcall to init handover median %.1f ms (of %s)"
+            % (v, med[v], " ".join("%.3f" % t for t in times[v]),
+               hmed[v] * 1000,
+               " ".join("%.1f" % (t * 1000) for t in handover[v])))
+    diff, hdiff = med["patched"] - med["stock"], \
+        hmed["patched"] - hmed["stock"]
+    say("patched - stock: time to /init %+.0f ms, handover %+.1f ms"
+        % (diff * 1000, hdiff * 1000))
+    check(abs(hdiff) < args.handover_noise,
+          "the handover differs by %.1f ms (bound %.0f ms)"
+          % (hdiff * 1000, args.handover_noise * 1000))
+
+
+def hub_boot_costs(r):
+    """From an initcall_debug boot: (time to /init, boot-thread seconds in
+    the PCI fixups, in xhci probes minus the root hub probes nested in
+    them, and the root hub probe durations)."""
+    us = lambda m: int(m) / 1e6
+    fixups = sum(us(m) for m in re.findall(
+        r"^\[[\d. ]+\] pci \S+: \S+ took (\d+) usecs", r.dmesg, re.M))
+    xhci_devs = set(re.findall(r"xhci_hcd (\S+): xHCI Host Controller",
+                               r.dmesg))
+    xhci = sum(us(t) for d, t in re.findall(
+        r"probe of (\S+) returned 0 after (\d+) usecs", r.dmesg)
+        if d in xhci_devs)
+    hubs = [us(t) for t in re.findall(
+        r"probe of \d+-0:1\.0 returned 0 after (\d+) usecs", r.dmesg)]
+    check(xhci_devs and xhci > 0 and hubs,
+          "%s: no xhci or hub probe times in the log (initcall_debug?)"
+          % r.boot.name)
+    return r.time_to_init(), fixups, xhci - sum(hubs), hubs
 
 
 def t_hub_timing(work, args):
-    med = {}
+    """8520f38099cc moved each root hub's >= 100 ms power-on delay off the
+    thread that probes it. With everything built in that thread is the
+    boot thread, so the delay would land in time to /init. Measured per
+    root hub directly (its probe, timed by initcall_debug, would contain
+    the delay), and as the growth of time to /init from 1 to 8
+    controllers net of what the controllers themselves cost the boot
+    thread (PCI handoff quirk, xhci probe: slow MMIO polling under TCG,
+    not hub delays)."""
+    med, resid, hub_max = {}, {}, 0.0
     for n in (1, 8):
-        times = []
+        times, residuals = [], []
         for i in range(args.boots):
-            r = boot(work, "patched", "console=ttyS0",
+            r = boot(work, "patched", "console=ttyS0 initcall_debug",
                      "hub-%dx-%d" % (n, i), xhci=n)
-            hubs = len(re.findall(r"hub \d+-0:1\.0: USB hub found", r.dmesg))
-            check(hubs == 2 * n, "%d root hubs for %d xhci controllers "
-                  "(expected %d)" % (hubs, n, 2 * n))
-            times.append(r.time_to_init())
-        med[n] = statistics.median(times)
+            t, fixups, xhci, hubs = hub_boot_costs(r)
+            check(len(hubs) == 2 * n, "%d root hub probes for %d xhci "
+                  "controllers (expected %d)" % (len(hubs), n, 2 * n))
+            hub_max = max(hub_max, max(hubs))
+            times.append(t)
+            residuals.append(t - fixups - xhci)
+            say("  %d xhci, boot %d: /init at %.3f s; PCI fixups %.3f s, "
+                "xhci probes %.3f s, root hub probes %s ms"
+                % (n, i + 1, t, fixups, xhci,
+                   " ".join("%.1f" % (h * 1000) for h in hubs)))
+        med[n], resid[n] = statistics.median(times), \
+            statistics.median(residuals)
         say("%d qemu-xhci (%d root hubs): time to /init median %.3f s "
-            "of %s" % (n, 2 * n, med[n],
-                       " ".join("%.3f" % t for t in times)))
-    extra_hubs = 2 * 8 - 2 * 1
-    per_hub = (med[8] - med[1]) / extra_hubs
-    say("growth: %+.0f ms for %d more root hubs, %.1f ms per root hub "
-        "(a synchronous 100 ms power-on delay would be >= 100)"
-        % ((med[8] - med[1]) * 1000, extra_hubs, per_hub * 1000))
-    check(per_hub < args.per_hub,
-          "time to /init grows by %.0f ms per root hub (bound %.0f ms)"
-          % (per_hub * 1000, args.per_hub * 1000))
+            "(of %s); without the controllers' own cost %.3f s"
+            % (n, 2 * n, med[n], " ".join("%.3f" % t for t in times),
+               resid[n]))
+    extra = 2 * 8 - 2 * 1
+    raw = (med[8] - med[1]) / extra
+    net = (resid[8] - resid[1]) / extra
+    say("per added root hub: time to /init %+.1f ms raw, %+.1f ms net of "
+        "the controllers' PCI quirk and xhci probe; longest root hub "
+        "probe %.1f ms (a synchronous power-on delay would be >= 100 ms)"
+        % (raw * 1000, net * 1000, hub_max * 1000))
+    check(hub_max < args.per_hub,
+          "a root hub probe took %.0f ms on the boot thread (bound %.0f)"
+          % (hub_max * 1000, args.per_hub * 1000))
+    check(net < args.per_hub,
+          "time to /init grows by %.0f ms per root hub beyond the "
+          "controllers' cost (bound %.0f ms)"
+          % (net * 1000, args.per_hub * 1000))
 
 
 def t_consolewait(work, args):
@@ -334,19 +414,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("test", choices=sorted(TESTS))
     ap.add_argument("--waitdev", help="static waitdev (consolewait test)")
-    ap.add_argument("--boots", type=int, help="boots per kernel/config "
-                    "(default: 3 for no-wait, 5 for hub-timing)")
+    ap.add_argument("--boots", type=int, default=5,
+                    help="no-wait, hub-timing: boots per kernel or "
+                    "controller count (default 5)")
     ap.add_argument("--slack", type=float, default=0.25,
                     help="consoledelay: seconds allowed beyond 300 ms")
-    ap.add_argument("--noise", type=float, default=0.25,
-                    help="no-wait: |patched - stock| bound in seconds")
+    ap.add_argument("--handover-noise", type=float, default=0.25,
+                    help="no-wait: |patched - stock| bound on the last "
+                    "initcall to init handover, s")
     ap.add_argument("--per-hub", type=float, default=0.05,
                     help="hub-timing: bound on the growth per root hub, s")
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory")
     args = ap.parse_args()
-    if args.boots is None:
-        args.boots = 5 if args.test == "hub-timing" else 3
     if args.boots < 1:
         ap.error("--boots must be at least 1")
     work = tempfile.mkdtemp(prefix="waitdev-kernel-")
