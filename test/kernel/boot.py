@@ -20,7 +20,8 @@ stock and with kernel/series), in QEMU, one test per invocation:
                     probe holds the boot thread for its power-on delay
   consolewait       patched, console=ttyUSB0, usb-serial present: waitdev's
                     consolewait --timeout 0 finds the console at once (the
-                    static waitdev goes into the initramfs)
+                    static waitdev goes into the initramfs); on stock the
+                    same call finds nothing yet (exit 1)
 
 The kernels are not built here: kernel/build does that (minutes); a missing
 kernel fails the test with the command to run. The initramfs holds only
@@ -386,20 +387,35 @@ def t_hub_timing(work, args):
           % (net * 1000, args.per_hub * 1000))
 
 
-def t_consolewait(work, args):
-    check(args.waitdev, "consolewait needs --waitdev (a static waitdev)")
-    r = boot(work, "patched", "console=ttyUSB0 ktest.consolewait=1",
-             "consolewait", usb_serial=True, waitdev=args.waitdev)
+def consolewait_boot(work, variant, waitdev):
+    r = boot(work, variant, "console=ttyUSB0 ktest.consolewait=1",
+             "consolewait-" + variant, usb_serial=True, waitdev=waitdev)
     m = re.search(r"KTEST-CONSOLEWAIT rc=(\d+) from ([\d.]+) to ([\d.]+)",
                   r.boot.text())
     check(m, "consolewait did not run:\n%s" % r.boot.text()[-2000:])
     rc, t0, t1 = int(m.group(1)), float(m.group(2)), float(m.group(3))
-    say("consolewait --timeout 0 on the patched kernel: exit %d, "
-        "%.2f s to %.2f s of uptime" % (rc, t0, t1))
+    say("consolewait --timeout 0 on the %s kernel: exit %d, run from "
+        "%.2f to %.2f s of uptime; ttyUSB0 registered at %s s"
+        % (variant, rc, t0, t1,
+           r.stamp(r"console \[ttyUSB0\] enabled")))
+    return r, rc
+
+
+def t_consolewait(work, args):
+    """The userspace half on top of the kernel half: with the patch,
+    consolewait in the initramfs finds the console at once (--timeout 0:
+    no waiting allowed); on the stock kernel the same call finds nothing
+    yet, which is what it would have to wait for."""
+    check(args.waitdev, "consolewait needs --waitdev (a static waitdev)")
+    r, rc = consolewait_boot(work, "patched", args.waitdev)
     check(rc == 0, "consolewait --timeout 0 did not find the console at "
-          "once (exit %d)" % rc)
+          "once on the patched kernel (exit %d)" % rc)
     check("KTEST-CONSOLEWAIT-HELLO on /dev/ttyUSB0" in r.usb_serial,
           "the command consolewait ran did not write on ttyUSB0")
+    r, rc = consolewait_boot(work, "stock", args.waitdev)
+    check(rc == 1, "on the stock kernel consolewait --timeout 0 exited %d, "
+          "not 1: the console was there without the patch, so the "
+          "patched result proves nothing" % rc)
 
 
 TESTS = {
