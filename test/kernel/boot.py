@@ -22,6 +22,9 @@ stock and with kernel/series), in QEMU, one test per invocation:
                     consolewait --timeout 0 finds the console at once (the
                     static waitdev goes into the initramfs); on stock the
                     same call finds nothing yet (exit 1)
+  consolewait-param patched, console=ttyS0 console=ttyUSB0 consolewait: the
+                    early ttyS0 does not end the wait, a usb-serial plugged
+                    3 s into it does, and init gets ttyUSB0
 
 The kernels are not built here: kernel/build does that (minutes); a missing
 kernel fails the test with the command to run. The initramfs holds only
@@ -41,6 +44,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -418,6 +423,62 @@ def t_consolewait(work, args):
           "patched result proves nothing" % rc)
 
 
+def t_consolewait_param(work, args):
+    """consolewait on the command line waits with no bound, and only for
+    the preferred console: with console=ttyS0 console=ttyUSB0, ttyS0
+    registers early (and heads the console list, CON_CONSDEV) but must
+    not end the wait for ttyUSB0. The usb-serial is hot-plugged
+    --plug-after seconds into the wait; init may start only after that,
+    on ttyUSB0."""
+    name = "consolewait-param"
+    initrd = build_initramfs(os.path.join(work, name))
+    out = os.path.join(work, name + ".usb-serial")
+    b = harness.Boot(work, kernel("patched"), initrd,
+                     "console=ttyS0 console=ttyUSB0 consolewait panic=-1",
+                     ["-device", "qemu-xhci,id=xhci0",
+                      "-chardev", "file,id=us0,path=" + out],
+                     name=name, timeout=180)
+    # Boot.run() would wait for /init first: drive QEMU here instead
+    harness.log("booting " + name)
+    b.t0 = time.monotonic()
+    p = subprocess.Popen(b.argv, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    threading.Thread(target=b._reader, args=(p.stdout,), daemon=True).start()
+    qmp = None
+    try:
+        qmp = harness.QMP(b.qmp_path)
+        b.wait_for("waiting for console ttyUSB0 to register (consolewait)",
+                   p)
+        time.sleep(args.plug_after)
+        check(not b.lines("Run /init|WAITDEV-INIT-START"),
+              "init started before the console came")
+        qmp.cmd("device_add", driver="usb-serial", bus="xhci0.0",
+                chardev="us0", id="us")
+        b.wait_for("KTEST-DMESG-END", p)
+        p.wait(timeout=max(1, b.t0 + b.timeout - time.monotonic()))
+    finally:
+        if qmp:
+            qmp.close()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    r = Result(b, out)
+    start = r.stamp(r"waiting for console ttyUSB0 to register")
+    m = re.search(r"console ttyUSB0 registered after (\d+) ms of waiting",
+                  r.dmesg)
+    check(start is not None and m, "no consolewait wait in the log")
+    waited = int(m.group(1)) / 1000
+    say("patched, console=ttyS0 console=ttyUSB0 consolewait, usb-serial "
+        "plugged %.1f s into the wait: waited %.3f s, /init at %.3f s; "
+        "fds %s" % (args.plug_after, waited, r.time_to_init(),
+                    "|".join(r.fds or [])))
+    check(waited >= args.plug_after,
+          "the wait ended after %.3f s, before the plug" % waited)
+    check(r.fds == ["/dev/console"] * 3 and
+          "KTEST-STDOUT-HELLO" in r.usb_serial,
+          "init's stdio is not ttyUSB0 (fds %s)" % r.fds)
+
+
 TESTS = {
     "stock-race": t_stock_race,
     "patched-console": t_patched_console,
@@ -425,6 +486,7 @@ TESTS = {
     "no-wait": t_no_wait,
     "hub-timing": t_hub_timing,
     "consolewait": t_consolewait,
+    "consolewait-param": t_consolewait_param,
 }
 
 
@@ -442,6 +504,9 @@ def main():
                     "initcall to init handover, s")
     ap.add_argument("--per-hub", type=float, default=0.05,
                     help="hub-timing: bound on the growth per root hub, s")
+    ap.add_argument("--plug-after", type=float, default=3.0,
+                    help="consolewait-param: seconds into the wait before "
+                    "the usb-serial is plugged in")
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory")
     args = ap.parse_args()
