@@ -62,7 +62,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 s=/dev/ttyS0
 echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)" >$s
-echo "KTEST-FD $(readlink /proc/1/fd/0)|$(readlink /proc/1/fd/1)|$(readlink /proc/1/fd/2)" >$s
+fds=$(readlink /proc/1/fd/0)\|$(readlink /proc/1/fd/1)\|$(readlink /proc/1/fd/2)
+echo "KTEST-FD $fds" >$s
 # on init's own stdout and stderr: wherever /dev/console led, if anywhere
 echo "KTEST-STDOUT-HELLO"
 echo "KTEST-STDERR-HELLO" >&2
