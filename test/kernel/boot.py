@@ -391,8 +391,8 @@ def t_hub_timing(work, args):
     net = (resid[8] - resid[1]) / extra
     say("per added controller (2 root hubs): time to /init %+.1f ms raw, "
         "%+.1f ms net of its PCI quirk and xhci probe (synchronous hub "
-        "power-on would add 120 ms); longest root hub probe %.1f ms "
-        "(synchronous: 100 ms for a USB 3 root hub)"
+        "power-on would add at least 120 ms); longest root hub probe "
+        "%.1f ms (synchronous: at least 100 ms for a USB 3 root hub)"
         % (raw * 1000, net * 1000, hub_max * 1000))
     check(hub_max < args.per_hub,
           "a root hub probe took %.0f ms on the boot thread (bound %.0f)"
@@ -515,9 +515,10 @@ def main():
                     "initcall to init handover, s")
     ap.add_argument("--per-hub", type=float, default=0.05,
                     help="hub-timing: bound on a root hub's probe, s")
-    ap.add_argument("--per-controller", type=float, default=0.06,
+    ap.add_argument("--per-controller", type=float, default=0.1,
                     help="hub-timing: bound on the growth of time to /init "
-                    "per added controller, net of its own probe cost, s")
+                    "per added controller, net of its own probe cost, s "
+                    "(a synchronous hub init adds at least 0.12)")
     ap.add_argument("--kernel", action="append", default=[],
                     metavar="VARIANT=BZIMAGE",
                     help="boot this bzImage instead of kernel/build's "
