@@ -1,0 +1,555 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+Boot tests of the kernels kernel/build makes (tinyconfig + kernel/qemu.config,
+stock and with kernel/series), in QEMU, one test per invocation:
+
+  stock-race        stock, console=ttyUSB0, QEMU usb-serial present at boot:
+                    "unable to open an initial console" reproduces, init
+                    runs without stdio (proves the patched test can fail)
+  patched-console   patched, same: init's stdout arrives on the usb-serial
+                    chardev and /proc/consoles lists ttyUSB0
+  consoledelay      patched, console=ttyUSB0 consoledelay=300, no usb-serial:
+                    boot continues after ~300 ms, with the warning
+  no-wait           patched vs stock, console=ttyS0: no wait in the log, the
+                    handover from the last initcall to init (where the wait
+                    would be) unchanged; time to /init printed (5 boots each)
+  hub-timing        patched, 1 vs 8 qemu-xhci: time to /init, median of 5
+                    boots each, does not grow by a root hub power-on delay
+                    per controller (net of the controllers' own probe
+                    cost), and no root hub probe holds the boot thread for
+                    its power-on delay
+  consolewait       patched, console=ttyUSB0, usb-serial present: waitdev's
+                    consolewait --timeout 0 finds the console at once (the
+                    static waitdev goes into the initramfs); on stock the
+                    same call finds nothing yet (exit 1)
+  consolewait-param patched, console=ttyS0 console=ttyUSB0 consolewait: the
+                    early ttyS0 does not end the wait, a usb-serial plugged
+                    3 s into it does, and init gets ttyUSB0
+
+The kernels are not built here: kernel/build does that (minutes); a missing
+kernel fails the test with the command to run. The initramfs holds only
+busybox-static (and waitdev for consolewait): everything is built in.
+Times come from the kernel log the guest prints on ttyS0, whatever the
+console is: "time to /init" is the timestamp of "Run /init as init process".
+Boots are "quiet": the whole log is read from dmesg, not the console, so
+console output does not slow the boot being timed.
+Reuses test/qemu/harness.py (Boot, busybox, static checks). Standard library
+only.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "test", "qemu"))
+import harness  # noqa: E402
+
+# ttyS0 is the test's channel whatever console= says: the init writes its
+# markers, /proc/consoles and the kernel log there, never to its stdio.
+INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+s=/dev/ttyS0
+echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)" >$s
+fds=$(readlink /proc/1/fd/0)\|$(readlink /proc/1/fd/1)\|$(readlink /proc/1/fd/2)
+echo "KTEST-FD $fds" >$s
+# on init's own stdout and stderr: wherever /dev/console led, if anywhere
+echo "KTEST-STDOUT-HELLO"
+echo "KTEST-STDERR-HELLO" >&2
+expect= cw=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	ktest.expect=*) expect=${arg#ktest.expect=} ;;
+	ktest.consolewait=1) cw=1 ;;
+	esac
+done
+if [ -n "$cw" ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	/sbin/consolewait --timeout 0 -- \
+		sh -c 'echo "KTEST-CONSOLEWAIT-HELLO on $(readlink /proc/$$/fd/1)"'
+	rc=$?
+	echo "KTEST-CONSOLEWAIT rc=$rc from $t0 to $(cut -d' ' -f1 /proc/uptime)" >$s
+fi
+# let a late console (stock kernel) register, so the log shows when it did
+if [ -n "$expect" ]; then
+	i=0
+	while ! grep -q "^$expect " /proc/consoles && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+echo "KTEST-CONSOLES-BEGIN" >$s
+cat /proc/consoles >$s
+echo "KTEST-CONSOLES-END" >$s
+echo "KTEST-DMESG-BEGIN" >$s
+dmesg >$s
+echo "KTEST-DMESG-END" >$s
+poweroff -f
+"""
+
+RACE_WARNING = "Warning: unable to open an initial console."
+# what the patched kernel logs when it starts waiting for the console
+WAIT_MSG = r"waiting (up to \d+ ms )?for console \S+ to register"
+
+
+class TestFailure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise TestFailure(msg)
+
+
+KERNEL_OVERRIDE = {}
+
+
+def kernel(variant):
+    if variant in KERNEL_OVERRIDE:
+        return KERNEL_OVERRIDE[variant]
+    p = subprocess.run([os.path.join(TOP, "kernel", "build"), "--print",
+                        variant], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise TestFailure("no %s kernel: %s (build it with kernel/build; "
+                          "about 5 min each on 2 idle cores)"
+                          % (variant, p.stderr.strip()))
+    return p.stdout.strip()
+
+
+def build_initramfs(work, waitdev=None):
+    root = os.path.join(work, "initramfs")
+    for d in ("bin", "sbin", "proc", "sys", "dev"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    shutil.copy2(harness.find_busybox(), os.path.join(root, "bin/busybox"))
+    if waitdev:
+        harness.check_static(waitdev)
+        harness.run(["strip", "-o", os.path.join(root, "sbin/waitdev"),
+                     waitdev])
+        os.symlink("waitdev", os.path.join(root, "sbin/consolewait"))
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(INIT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    image = os.path.join(work, "initramfs.cpio.gz")
+    files = harness.run(["find", "."], cwd=root, capture_output=True).stdout
+    cpio = harness.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
+                       input=files, capture_output=True).stdout
+    with open(image, "wb") as f:
+        harness.run(["gzip", "-1"], input=cpio, stdout=f)
+    return image
+
+
+class Result:
+    """What one boot showed: kernel log, consoles, init's fds, the
+    usb-serial chardev's contents."""
+
+    def __init__(self, boot, usb_serial_out=None):
+        self.boot = boot
+        text = boot.text()
+        self.dmesg = self._between(text, "KTEST-DMESG-BEGIN",
+                                   "KTEST-DMESG-END")
+        self.consoles = self._between(text, "KTEST-CONSOLES-BEGIN",
+                                      "KTEST-CONSOLES-END")
+        m = re.search(r"KTEST-FD (.*)", text)
+        self.fds = m.group(1).split("|") if m else None
+        self.usb_serial = ""
+        if usb_serial_out and os.path.exists(usb_serial_out):
+            with open(usb_serial_out, "rb") as f:
+                self.usb_serial = f.read().decode("utf-8", "replace")
+        check(self.dmesg is not None,
+              "%s: the init never printed the kernel log on ttyS0:\n%s"
+              % (boot.name, text[-3000:]))
+
+    @staticmethod
+    def _between(text, start, end):
+        if start not in text or end not in text:
+            return None
+        return text.split(start, 1)[1].split(end, 1)[0].strip("\r\n")
+
+    def stamp(self, pattern):
+        """Timestamp (s) of the first kernel log line matching pattern."""
+        rx = re.compile(pattern)
+        for line in self.dmesg.splitlines():
+            m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
+            if m and rx.search(m.group(2)):
+                return float(m.group(1))
+        return None
+
+    def time_to_init(self):
+        t = self.stamp(r"^Run /init as init process")
+        check(t is not None, "%s: no 'Run /init' in the kernel log"
+              % self.boot.name)
+        return t
+
+
+def boot(work, variant, append, name, usb_serial=False, xhci=1,
+         waitdev=None):
+    os.makedirs(work, exist_ok=True)
+    initrd = build_initramfs(os.path.join(work, name), waitdev)
+    qemu = []
+    for i in range(xhci):
+        qemu += ["-device", "qemu-xhci,id=xhci%d" % i]
+    out = None
+    if usb_serial:
+        # QEMU attaches usb-serial only once its chardev is open: a file
+        out = os.path.join(work, name + ".usb-serial")
+        qemu += ["-chardev", "file,id=us0,path=" + out,
+                 "-device", "usb-serial,bus=xhci0.0,chardev=us0"]
+    b = harness.Boot(work, kernel(variant), initrd,
+                     append + " panic=-1 quiet", qemu, name=name,
+                     timeout=180).run()
+    return Result(b, out)
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+# ------------------------------------------------------------------ tests
+
+def t_stock_race(work, args):
+    r = boot(work, "stock", "console=ttyUSB0 ktest.expect=ttyUSB0",
+             "stock-race", usb_serial=True)
+    warn = r.stamp(re.escape(RACE_WARNING))
+    reg = r.stamp(r"console \[ttyUSB0\] enabled")
+    say("stock, console=ttyUSB0: /init at %.3f s, warning at %s s, "
+        "ttyUSB0 registered at %s s; init's fds 0|1|2: %s"
+        % (r.time_to_init(), warn, reg, "|".join(r.fds or [])))
+    check(warn is not None,
+          "the race did not reproduce: no %r in the log" % RACE_WARNING)
+    check(reg is not None and reg > warn,
+          "ttyUSB0 never registered after the warning (at %s)" % reg)
+    check(r.fds and "/dev/console" not in r.fds,
+          "init has /dev/console as stdio: %s" % r.fds)
+    check("KTEST-STDOUT-HELLO" not in r.usb_serial,
+          "init's stdout reached the usb-serial chardev on the stock kernel")
+
+
+def t_patched_console(work, args):
+    r = boot(work, "patched", "console=ttyUSB0 ktest.expect=ttyUSB0",
+             "patched-console", usb_serial=True)
+    m = re.search(r"console ttyUSB0 registered after (\d+) ms of waiting",
+                  r.dmesg)
+    waited = "%s ms" % m.group(1) if m else "no wait"
+    say("patched, console=ttyUSB0: /init at %.3f s, waited %s; fds %s"
+        % (r.time_to_init(), waited, "|".join(r.fds or [])))
+    say("/proc/consoles:\n" + (r.consoles or "(none)"))
+    check(RACE_WARNING not in r.dmesg,
+          "the patched kernel still warns: %r" % RACE_WARNING)
+    check(r.fds == ["/dev/console"] * 3,
+          "init's stdin|stdout|stderr are not /dev/console: %s" % r.fds)
+    check("KTEST-STDOUT-HELLO" in r.usb_serial and
+          "KTEST-STDERR-HELLO" in r.usb_serial,
+          "init's stdout/stderr did not arrive on the usb-serial chardev")
+    check(r.consoles and re.search(r"^ttyUSB0 ", r.consoles, re.M),
+          "/proc/consoles does not list ttyUSB0: %r" % r.consoles)
+
+
+def t_consoledelay(work, args):
+    r = boot(work, "patched", "console=ttyUSB0 consoledelay=300",
+             "consoledelay")
+    start = r.stamp(r"waiting up to 300 ms for console ttyUSB0")
+    gave_up = r.stamp(r"console ttyUSB0 did not register within 300 ms")
+    warn = r.stamp(re.escape(RACE_WARNING))
+    t_init = r.time_to_init()
+    check(start is not None and gave_up is not None,
+          "no 300 ms wait for ttyUSB0 in the log:\n%s" % r.dmesg[-2000:])
+    waited = gave_up - start
+    say("patched, console=ttyUSB0 consoledelay=300, no usb-serial: "
+        "waited %.0f ms (from %.3f to %.3f s), /init at %.3f s"
+        % (waited * 1000, start, gave_up, t_init))
+    check(warn is not None and warn >= gave_up,
+          "no %r after the wait" % RACE_WARNING)
+    # jiffies: at least the bound, rounded up to a tick; TCG adds latency
+    check(0.29 <= waited <= 0.30 + args.slack,
+          "waited %.3f s for consoledelay=300" % waited)
+    check(t_init >= gave_up, "/init ran before the wait ended")
+
+
+def init_handover(r):
+    """Seconds from the last initcall's return to "Freeing unused kernel
+    image (initmem)": console_on_rootfs() and the wait it may do lie in
+    between, little else (async_synchronize_full()). Needs initcall_debug."""
+    last, freeing = None, None
+    for line in r.dmesg.splitlines():
+        m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
+        if not m:
+            continue
+        if re.match(r"initcall \S+ returned", m.group(2)):
+            last = float(m.group(1))
+        elif m.group(2).startswith("Freeing unused kernel image (initmem)"):
+            freeing = float(m.group(1))
+            break
+    check(last is not None and freeing is not None,
+          "%s: no initcall or 'Freeing unused kernel image' line"
+          % r.boot.name)
+    return freeing - last
+
+
+def t_no_wait(work, args):
+    """console=ttyS0 registers during the initcalls: the patched kernel
+    must not wait. Asserted exactly (no wait in the log) and as time:
+    the last initcall to init handover, where the wait would be, must
+    match the stock kernel's within --handover-noise (the default wait
+    would add 1000 ms). Time to /init is printed, not asserted: TCG boots
+    on the shared 2-core machine vary by over a second between boots of
+    the same kernel, more than the 1 s it would have to resolve."""
+    times, handover = {}, {}
+    for variant in ("stock", "patched"):
+        times[variant], handover[variant] = [], []
+        for i in range(args.boots):
+            r = boot(work, variant, "console=ttyS0 initcall_debug",
+                     "no-wait-%s-%d" % (variant, i))
+            check(not re.search(WAIT_MSG, r.dmesg),
+                  "%s waited for console=ttyS0" % variant)
+            check(RACE_WARNING not in r.dmesg, "%s warned" % variant)
+            times[variant].append(r.time_to_init())
+            handover[variant].append(init_handover(r))
+    med = {v: statistics.median(t) for v, t in times.items()}
+    hmed = {v: statistics.median(t) for v, t in handover.items()}
+    for v in ("stock", "patched"):
+        say("console=ttyS0, %s: time to /init median %.3f s (of %s); "
+            "last initcall to init handover median %.1f ms (of %s)"
+            % (v, med[v], " ".join("%.3f" % t for t in times[v]),
+               hmed[v] * 1000,
+               " ".join("%.1f" % (t * 1000) for t in handover[v])))
+    diff, hdiff = med["patched"] - med["stock"], \
+        hmed["patched"] - hmed["stock"]
+    say("patched - stock: time to /init %+.0f ms, handover %+.1f ms"
+        % (diff * 1000, hdiff * 1000))
+    check(abs(hdiff) < args.handover_noise,
+          "the handover differs by %.1f ms (bound %.0f ms)"
+          % (hdiff * 1000, args.handover_noise * 1000))
+
+
+def hub_boot_costs(r):
+    """From an initcall_debug boot: (time to /init, boot-thread seconds in
+    the PCI fixups, in xhci probes minus the root hub probes nested in
+    them, and the root hub probe durations)."""
+    us = lambda m: int(m) / 1e6
+    fixups = sum(us(m) for m in re.findall(
+        r"^\[[\d. ]+\] pci \S+: \S+ took (\d+) usecs", r.dmesg, re.M))
+    xhci_devs = set(re.findall(r"xhci_hcd (\S+): xHCI Host Controller",
+                               r.dmesg))
+    xhci = sum(us(t) for d, t in re.findall(
+        r"probe of (\S+) returned 0 after (\d+) usecs", r.dmesg)
+        if d in xhci_devs)
+    hubs = [us(t) for t in re.findall(
+        r"probe of \d+-0:1\.0 returned 0 after (\d+) usecs", r.dmesg)]
+    check(xhci_devs and xhci > 0 and hubs,
+          "%s: no xhci or hub probe times in the log (initcall_debug?)"
+          % r.boot.name)
+    return r.time_to_init(), fixups, xhci - sum(hubs), hubs
+
+
+def t_hub_timing(work, args):
+    """8520f38099cc moved each root hub's power-on delay off the thread
+    that probes it. With everything built in that thread is the boot
+    thread, so the delay would land in time to /init. In 6.1 a root hub
+    waits bPwrOn2PwrGood * 2 ms (hub_power_on_good_delay(): the 100 ms
+    floor is for other hubs): 20 ms for an xhci's USB 2 root hub, 100 ms
+    for its USB 3 one, so 120 ms per controller if synchronous. Measured
+    per root hub directly (its probe, timed by initcall_debug, would
+    contain the delay: bound --per-hub), and as the growth of time to
+    /init from 1 to 8 controllers net of what the controllers themselves
+    cost the boot thread (PCI handoff quirk, xhci probe: slow MMIO
+    polling under TCG, not hub delays; bound --per-controller)."""
+    med, resid, hub_max = {}, {}, 0.0
+    for n in (1, 8):
+        times, residuals = [], []
+        for i in range(args.boots):
+            r = boot(work, "patched", "console=ttyS0 initcall_debug",
+                     "hub-%dx-%d" % (n, i), xhci=n)
+            t, fixups, xhci, hubs = hub_boot_costs(r)
+            check(len(hubs) == 2 * n, "%d root hub probes for %d xhci "
+                  "controllers (expected %d)" % (len(hubs), n, 2 * n))
+            hub_max = max(hub_max, max(hubs))
+            times.append(t)
+            residuals.append(t - fixups - xhci)
+            say("  %d xhci, boot %d: /init at %.3f s; PCI fixups %.3f s, "
+                "xhci probes %.3f s, root hub probes %s ms"
+                % (n, i + 1, t, fixups, xhci,
+                   " ".join("%.1f" % (h * 1000) for h in hubs)))
+        med[n], resid[n] = statistics.median(times), \
+            statistics.median(residuals)
+        say("%d qemu-xhci (%d root hubs): time to /init median %.3f s "
+            "(of %s); without the controllers' own cost %.3f s"
+            % (n, 2 * n, med[n], " ".join("%.3f" % t for t in times),
+               resid[n]))
+    extra = 8 - 1
+    raw = (med[8] - med[1]) / extra
+    net = (resid[8] - resid[1]) / extra
+    say("per added controller (2 root hubs): time to /init %+.1f ms raw, "
+        "%+.1f ms net of its PCI quirk and xhci probe (synchronous hub "
+        "power-on would add at least 120 ms); longest root hub probe "
+        "%.1f ms (synchronous: at least 100 ms for a USB 3 root hub)"
+        % (raw * 1000, net * 1000, hub_max * 1000))
+    check(hub_max < args.per_hub,
+          "a root hub probe took %.0f ms on the boot thread (bound %.0f)"
+          % (hub_max * 1000, args.per_hub * 1000))
+    check(net < args.per_controller,
+          "time to /init grows by %.0f ms per controller beyond the "
+          "controllers' own cost (bound %.0f ms)"
+          % (net * 1000, args.per_controller * 1000))
+
+
+def consolewait_boot(work, variant, waitdev):
+    r = boot(work, variant, "console=ttyUSB0 ktest.consolewait=1",
+             "consolewait-" + variant, usb_serial=True, waitdev=waitdev)
+    m = re.search(r"KTEST-CONSOLEWAIT rc=(\d+) from ([\d.]+) to ([\d.]+)",
+                  r.boot.text())
+    check(m, "consolewait did not run:\n%s" % r.boot.text()[-2000:])
+    rc, t0, t1 = int(m.group(1)), float(m.group(2)), float(m.group(3))
+    say("consolewait --timeout 0 on the %s kernel: exit %d, run from "
+        "%.2f to %.2f s of uptime; ttyUSB0 registered at %s s"
+        % (variant, rc, t0, t1,
+           r.stamp(r"console \[ttyUSB0\] enabled")))
+    return r, rc
+
+
+def t_consolewait(work, args):
+    """The userspace half on top of the kernel half: with the patch,
+    consolewait in the initramfs finds the console at once (--timeout 0:
+    no waiting allowed); on the stock kernel the same call finds nothing
+    yet, which is what it would have to wait for."""
+    check(args.waitdev, "consolewait needs --waitdev (a static waitdev)")
+    r, rc = consolewait_boot(work, "patched", args.waitdev)
+    check(rc == 0, "consolewait --timeout 0 did not find the console at "
+          "once on the patched kernel (exit %d)" % rc)
+    check("KTEST-CONSOLEWAIT-HELLO on /dev/ttyUSB0" in r.usb_serial,
+          "the command consolewait ran did not write on ttyUSB0")
+    r, rc = consolewait_boot(work, "stock", args.waitdev)
+    check(rc == 1, "on the stock kernel consolewait --timeout 0 exited %d, "
+          "not 1: the console was there without the patch, so the "
+          "patched result proves nothing" % rc)
+
+
+def t_consolewait_param(work, args):
+    """consolewait on the command line waits with no bound, and only for
+    the preferred console: with console=ttyS0 console=ttyUSB0, ttyS0
+    registers early (and heads the console list, CON_CONSDEV) but must
+    not end the wait for ttyUSB0. The usb-serial is hot-plugged
+    --plug-after seconds into the wait; init may start only after that,
+    on ttyUSB0."""
+    name = "consolewait-param"
+    initrd = build_initramfs(os.path.join(work, name))
+    out = os.path.join(work, name + ".usb-serial")
+    b = harness.Boot(work, kernel("patched"), initrd,
+                     "console=ttyS0 console=ttyUSB0 consolewait panic=-1",
+                     ["-device", "qemu-xhci,id=xhci0",
+                      "-chardev", "file,id=us0,path=" + out],
+                     name=name, timeout=180)
+    # Boot.run() would wait for /init first: drive QEMU here instead
+    harness.log("booting " + name)
+    b.t0 = time.monotonic()
+    p = subprocess.Popen(b.argv, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    threading.Thread(target=b._reader, args=(p.stdout,), daemon=True).start()
+    qmp = None
+    try:
+        qmp = harness.QMP(b.qmp_path)
+        b.wait_for("waiting for console ttyUSB0 to register (consolewait)",
+                   p)
+        time.sleep(args.plug_after)
+        check(not b.lines("Run /init|WAITDEV-INIT-START"),
+              "init started before the console came")
+        qmp.cmd("device_add", driver="usb-serial", bus="xhci0.0",
+                chardev="us0", id="us")
+        b.wait_for("KTEST-DMESG-END", p)
+        p.wait(timeout=max(1, b.t0 + b.timeout - time.monotonic()))
+    finally:
+        if qmp:
+            qmp.close()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    r = Result(b, out)
+    start = r.stamp(r"waiting for console ttyUSB0 to register")
+    m = re.search(r"console ttyUSB0 registered after (\d+) ms of waiting",
+                  r.dmesg)
+    check(start is not None and m, "no consolewait wait in the log")
+    waited = int(m.group(1)) / 1000
+    say("patched, console=ttyS0 console=ttyUSB0 consolewait, usb-serial "
+        "plugged %.1f s into the wait: waited %.3f s, /init at %.3f s; "
+        "fds %s" % (args.plug_after, waited, r.time_to_init(),
+                    "|".join(r.fds or [])))
+    check(waited >= args.plug_after,
+          "the wait ended after %.3f s, before the plug" % waited)
+    check(r.fds == ["/dev/console"] * 3 and
+          "KTEST-STDOUT-HELLO" in r.usb_serial,
+          "init's stdio is not ttyUSB0 (fds %s)" % r.fds)
+
+
+TESTS = {
+    "stock-race": t_stock_race,
+    "patched-console": t_patched_console,
+    "consoledelay": t_consoledelay,
+    "no-wait": t_no_wait,
+    "hub-timing": t_hub_timing,
+    "consolewait": t_consolewait,
+    "consolewait-param": t_consolewait_param,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("test", choices=sorted(TESTS))
+    ap.add_argument("--waitdev", help="static waitdev (consolewait test)")
+    ap.add_argument("--boots", type=int, default=5,
+                    help="no-wait, hub-timing: boots per kernel or "
+                    "controller count (default 5)")
+    ap.add_argument("--slack", type=float, default=0.25,
+                    help="consoledelay: seconds allowed beyond 300 ms")
+    ap.add_argument("--handover-noise", type=float, default=0.25,
+                    help="no-wait: |patched - stock| bound on the last "
+                    "initcall to init handover, s")
+    ap.add_argument("--per-hub", type=float, default=0.05,
+                    help="hub-timing: bound on a root hub's probe, s")
+    ap.add_argument("--per-controller", type=float, default=0.1,
+                    help="hub-timing: bound on the growth of time to /init "
+                    "per added controller, net of its own probe cost, s "
+                    "(a synchronous hub init adds at least 0.12)")
+    ap.add_argument("--kernel", action="append", default=[],
+                    metavar="VARIANT=BZIMAGE",
+                    help="boot this bzImage instead of kernel/build's "
+                    "VARIANT (stock or patched): experiments")
+    ap.add_argument("--plug-after", type=float, default=3.0,
+                    help="consolewait-param: seconds into the wait before "
+                    "the usb-serial is plugged in")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the work directory")
+    args = ap.parse_args()
+    if args.boots < 1:
+        ap.error("--boots must be at least 1")
+    for k in args.kernel:
+        variant, _, path = k.partition("=")
+        if variant not in ("stock", "patched") or not os.path.isfile(path):
+            ap.error("--kernel %s: want stock=FILE or patched=FILE" % k)
+        KERNEL_OVERRIDE[variant] = path
+    work = tempfile.mkdtemp(prefix="waitdev-kernel-")
+    try:
+        TESTS[args.test](work, args)
+    except (TestFailure, harness.HarnessError) as e:
+        print("FAIL %s: %s" % (args.test, e), file=sys.stderr)
+        return 1
+    finally:
+        if args.keep:
+            say("work directory: " + work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    say("PASS %s" % args.test)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
