@@ -3,13 +3,16 @@
 # dracut module: wait for the root device with waitdev(8) in the initqueue
 # of dracut's shell (non-systemd) initrd.  See waitdev-hooks(7).
 
-# The waitdev to install: $WAITDEV_BINARY (tests, or a waitdev outside
-# PATH), else the one in PATH.
+# The waitdev to install: $WAITDEV_BINARY (tests, or a waitdev elsewhere),
+# else the one in dracut's PATH, else /usr/local/sbin's, where meson
+# installs by default and which dracut's PATH lacks.
 waitdev_binary() {
     if [[ $WAITDEV_BINARY ]]; then
         echo "$WAITDEV_BINARY"
-    else
-        command -v waitdev
+    elif command -v waitdev; then
+        :
+    elif [[ -x /usr/local/sbin/waitdev ]]; then
+        echo /usr/local/sbin/waitdev
     fi
 }
 
