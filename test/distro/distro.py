@@ -19,7 +19,10 @@ The scenarios (the meson suite 'distro', one test each):
         the stick never comes: waitdev's diagnosis is in the log, then
         the tool's own rescue (dracut's emergency shell after rd.retry,
         initramfs-tools' "ALERT! ... Dropping to a shell!") follows
-        promptly, not after another stock wait.
+        promptly, not after another stock wait;
+  dracut-waitdev-fallback, mkinitramfs-waitdev-fallback
+        waitdev fails (an unknown waitdev.* key: exit 2): the hook says
+        so and the stock wait boots the late stick.
 
 Times are the host's (time.monotonic() of the hot-plug and of each console
 line as it arrived), with tolerances for TCG on a loaded machine. Exit 0
@@ -182,6 +185,25 @@ def s_never(env, tool):
     return c, b
 
 
+def s_fallback(env, tool):
+    """waitdev fails (exit 2: a waitdev.* key it does not know, as a
+    newer command line might hold): the hook says so and the stock wait
+    boots the late stick."""
+    name = "%s-waitdev-fallback" % tool
+    c = Check(name)
+    b = boot(env, name, APPEND[tool] + " waitdev.nosuchkey=1",
+             [(PLUG_AT, *usb_stick())])
+    c.that(b.lines(r"waitdev: failed \(exit 2"),
+           "the hook says waitdev failed and the stock wait takes over")
+    c.that(b.lines(r"waitdev: kernel command line: waitdev\.nosuchkey: "
+                   r"unknown waitdev key"),
+           "and shows waitdev's own message")
+    c.that("ROOT-INIT-OK" in b.text(), "the stock wait booted the root")
+    c.that(not b.lines(r"waitdev: root \S+: found"),
+           "waitdev did not find the root (it never waited)")
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -195,6 +217,10 @@ SCENARIOS = {
                              lambda e: s_never(e, "dracut")),
     "mkinitramfs-waitdev-never": ("mkinitramfs", True,
                                   lambda e: s_never(e, "mkinitramfs")),
+    "dracut-waitdev-fallback": ("dracut", True,
+                                lambda e: s_fallback(e, "dracut")),
+    "mkinitramfs-waitdev-fallback": ("mkinitramfs", True,
+                                     lambda e: s_fallback(e, "mkinitramfs")),
 }
 
 

@@ -8,6 +8,9 @@
 # init's shell: it can set root and main_loop, and must not exit.
 
 waitdev_root() {
+    # local, as dracut's own scripts use it (dash, bash and busybox have
+    # it): this runs in init's shell and must not leave names behind
+    # shellcheck disable=SC3043
     local spec out rc secs log=/run/initramfs/waitdev.log
 
     # Only a block root (parse-block.sh made it "block:DEV"); nfs:,
@@ -36,7 +39,9 @@ waitdev_root() {
     case $rc in
         0 | 1) ;;
         *)
-            warn "waitdev: failed (exit $rc, see $log); dracut waits the stock way"
+            # its own message (a usage error comes before --kmsg acts)
+            while read -r out; do warn "$out"; done < "$log"
+            warn "waitdev: failed (exit $rc); dracut waits the stock way"
             return 0
             ;;
     esac
