@@ -22,7 +22,10 @@ The scenarios (the meson suite 'distro', one test each):
         promptly, not after another stock wait;
   dracut-waitdev-fallback, mkinitramfs-waitdev-fallback
         waitdev fails (an unknown waitdev.* key: exit 2): the hook says
-        so and the stock wait boots the late stick.
+        so and the stock wait boots the late stick;
+  mkinitramfs-waitdev-rootdelay
+        rootdelay=40 with the stick 3 s late: root's init comes seconds
+        after the plug, not after init's 40 s sleep.
 
 Times are the host's (time.monotonic() of the hot-plug and of each console
 line as it arrived), with tolerances for TCG on a loaded machine. Exit 0
@@ -104,11 +107,11 @@ def boot(env, name, append, plan=(), react=None, timeout=240, extra=()):
     return b
 
 
-def boot_late(env, tool, name):
-    """Plug the stick PLUG_AT s after init started; returns the boot and
+def boot_late(env, tool, name, plug_at=PLUG_AT):
+    """Plug the stick @plug_at s after init started; returns the boot and
     the seconds from the plug to the root's /sbin/init (None if it never
     ran). Also used by bench/distro-bench.py."""
-    b = boot(env, name, APPEND[tool], [(PLUG_AT, *usb_stick())])
+    b = boot(env, name, APPEND[tool], [(plug_at, *usb_stick())])
     plugged = b.events[0][0] if b.events else None
     init = first(b, r"ROOT-INIT-OK")
     took = init - plugged if init and plugged else None
@@ -204,6 +207,24 @@ def s_fallback(env, tool):
     return c, b
 
 
+def s_rootdelay(env):
+    """initramfs-tools' init sleeps rootdelay= seconds before init-premount
+    whatever the device; with waitdev it is only an upper bound."""
+    name = "mkinitramfs-waitdev-rootdelay"
+    c = Check(name)
+    b = boot(env, name, APPEND["mkinitramfs"] + " rootdelay=40",
+             [(PLUG_AT, *usb_stick())])
+    init = first(b, r"ROOT-INIT-OK")
+    took = init - b.events[0][0] if init and b.events else None
+    c.that(b.lines(r"waitdev: root \S+: found /dev/sda1"),
+           "waitdev found the root")
+    # without the hook: 40 s of sleep from before the plug, then the mount
+    c.that(took is not None and took < 25,
+           "rootdelay=40 is a bound, not a sleep: root's init %s s after "
+           "the plug" % took)
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -221,6 +242,7 @@ SCENARIOS = {
                                 lambda e: s_fallback(e, "dracut")),
     "mkinitramfs-waitdev-fallback": ("mkinitramfs", True,
                                      lambda e: s_fallback(e, "mkinitramfs")),
+    "mkinitramfs-waitdev-rootdelay": ("mkinitramfs", True, s_rootdelay),
 }
 
 
