@@ -294,7 +294,9 @@ def build_root_disk(work):
     is MBR_ID-01). Returns (gpt, mbr) paths."""
     tree = os.path.join(work, "rootfs")
     shutil.rmtree(tree, ignore_errors=True)
-    for d in ("bin", "sbin", "proc", "dev"):
+    # sys and run: dracut's and initramfs-tools' inits move their
+    # mounts there before switch_root (test/distro)
+    for d in ("bin", "sbin", "proc", "dev", "sys", "run"):
         os.makedirs(os.path.join(tree, d), exist_ok=True)
     shutil.copy2(find_busybox(), os.path.join(tree, "bin/busybox"))
     with open(os.path.join(tree, "sbin/init"), "w") as f:

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# dracut initqueue job (see waitdev-hooks(7)): wait once, with waitdev,
+# for the root device, console and interfaces the command line names,
+# instead of dracut's main loop polling every half second.
+#
+# init's main loop sources this file (job=$job . "$job"), so it runs in
+# init's shell: it can set root and main_loop, and must not exit.
+
+waitdev_root() {
+    # local, as dracut's own scripts use it (dash, bash and busybox have
+    # it): this runs in init's shell and must not leave names behind
+    # shellcheck disable=SC3043
+    local spec out rc secs log=/run/initramfs/waitdev.log
+
+    # Only a block root (parse-block.sh made it "block:DEV"); nfs:,
+    # live:, iscsi: and the like are other modules' business.
+    case "$root" in
+        block:*) spec=${root#block:} ;;
+        *) return 0 ;;
+    esac
+    if ! command -v waitdev > /dev/null; then
+        warn "waitdev: not in this initramfs; dracut waits the stock way"
+        return 0
+    fi
+
+    # The root deadline: when dracut's main loop would start its timeout
+    # jobs, 2/3 of rd.retry (RDRETRY counts half-second rounds, so that
+    # is RDRETRY / 3 seconds); waitdev.timeout= on the command line
+    # still wins.  Passed as rootwait=, which comes last and so replaces
+    # a kernel-style rootwait: dracut does not wait forever either.
+    secs=$((RDRETRY / 3))
+    # getcmdline: /proc/cmdline with /etc/cmdline.d, as dracut sees it;
+    # waitdev.root= is dracut's root, which takes precedence over root=.
+    out=$(waitdev --kmsg --format shell \
+        --cmdline "$(getcmdline) waitdev.root=$spec rootwait=$secs" \
+        2>> "$log")
+    rc=$?
+    case $rc in
+        0 | 1) ;;
+        *)
+            # its own message (a usage error comes before --kmsg acts)
+            while read -r out; do warn "$out"; done < "$log"
+            warn "waitdev: failed (exit $rc); dracut waits the stock way"
+            return 0
+            ;;
+    esac
+    unset WAITDEV_ROOT WAITDEV_CONSOLE WAITDEV_NET WAITDEV_MISSING
+    eval "$out"
+    if [ -n "$WAITDEV_ROOT" ]; then
+        # dracut's finished check for root=UUID=... waits for udev's
+        # /dev/disk/by-uuid link.  The node waitdev found is the same
+        # device: wait for that instead (it exists), so the check passes
+        # on the loop's next look and the mount hook mounts it.
+        cancel_wait_for_dev "$spec"
+        root="block:$WAITDEV_ROOT"
+        wait_for_dev "$WAITDEV_ROOT"
+        info "waitdev: root $spec is $WAITDEV_ROOT"
+        return 0
+    fi
+    # waitdev gave up (its diagnosis is in the kernel log): go on where
+    # dracut's own wait would now be, at its timeout jobs (rootfallback,
+    # degraded RAID, ...), then its emergency shell after rd.retry.
+    warn "waitdev: gave up on $WAITDEV_MISSING; dracut's timeout handling follows"
+    if [ "$main_loop" -lt $((2 * RDRETRY / 3)) ]; then
+        main_loop=$((2 * RDRETRY / 3))
+    fi
+}
+
+# once: the main loop runs every initqueue job on each round
+rm -f -- "$job"
+waitdev_root

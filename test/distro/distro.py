@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+Boot images made by dracut and mkinitramfs, with and without the waitdev
+hooks of hooks/, in QEMU (test/qemu/harness.py), with the root file
+system on a USB stick by root=UUID=.
+
+    distro.py [--waitdev PATH] [--kernel VMLINUZ --modules TREE]
+              [--work DIR] [--list] SCENARIO...
+
+The scenarios (the meson suite 'distro', one test each):
+  dracut-waitdev-late, mkinitramfs-waitdev-late
+        the stick is plugged 3 s after init starts; the root's /sbin/init
+        runs, and waitdev is what found the root;
+  dracut-stock-late, mkinitramfs-stock-late
+        the same images without waitdev, booted the same way: the stock
+        waits still work (and these images hold no waitdev);
+  dracut-waitdev-never, mkinitramfs-waitdev-never
+        the stick never comes: waitdev's diagnosis is in the log, then
+        the tool's own rescue (dracut's emergency shell after rd.retry,
+        initramfs-tools' "ALERT! ... Dropping to a shell!") follows
+        promptly, not after another stock wait;
+  dracut-waitdev-fallback, mkinitramfs-waitdev-fallback
+        waitdev fails (an unknown waitdev.* key: exit 2): the hook says
+        so and the stock wait boots the late stick;
+  mkinitramfs-waitdev-rootdelay
+        rootdelay=40 with the stick 3 s late: root's init comes seconds
+        after the plug, not after init's 40 s sleep.
+
+Times are the host's (time.monotonic() of the hot-plug and of each console
+line as it arrived), with tolerances for TCG on a loaded machine. Exit 0
+when every scenario passed; each failure says which assertion.
+"""
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import images  # noqa: E402
+from images import harness  # noqa: E402
+from harness import ROOT_UUID, HarnessError, usb_stick  # noqa: E402
+
+PLUG_AT = 3.0
+DRIVE = ["-drive", "if=none,id=rootdisk,format=raw,file=%(disk)s"]
+XHCI = ["-device", "qemu-xhci,id=xhci"]
+OTHER_STICK = ["-drive", "if=none,id=other,format=raw,file=%(other)s",
+               "-device", "usb-storage,bus=xhci.0,drive=other"]
+# panic=: initramfs-tools reads it too, and would reboot instead of
+# starting its shell, so only dracut gets it (for a kernel panic)
+APPEND = {
+    "dracut": "console=ttyS0 panic=-1 root=UUID=%s rootfstype=ext4 ro"
+              % ROOT_UUID,
+    "mkinitramfs": "console=ttyS0 root=UUID=%s rootfstype=ext4 ro"
+                   % ROOT_UUID,
+}
+# What each tool prints when it starts its rescue shell.
+RESCUE = {
+    "dracut": "Dropping to debug shell.",
+    "mkinitramfs": "Dropping to a shell!",
+}
+# Short deadlines for the stick that never comes: dracut's own rd.retry
+# (the hook waits 2/3 of it, dracut's timeout jobs the rest); for
+# initramfs-tools, whose stock wait is at least 30 s, waitdev.timeout=.
+NEVER = {
+    "dracut": ("rd.retry=6", 4.0),
+    "mkinitramfs": ("waitdev.timeout=4", 4.0),
+}
+
+
+class Check:
+    def __init__(self, name):
+        self.name, self.failures = name, []
+
+    def that(self, cond, what):
+        if not cond:
+            self.failures.append(what)
+            harness.log("FAILED: %s: %s" % (self.name, what))
+
+
+def first(boot, pattern):
+    """Host time of the first console line matching @pattern, or None."""
+    lines = boot.lines(pattern)
+    return lines[0][0] if lines else None
+
+
+def quit_at(marker):
+    """A Boot react function: end QEMU once @marker was printed (a rescue
+    shell waits for a human otherwise)."""
+    def react(boot, qmp, t, line):
+        if marker in line and not getattr(boot, "quit_sent", False):
+            boot.quit_sent = True
+            try:
+                qmp.cmd("quit")
+            except (HarnessError, ValueError, OSError):
+                pass    # QEMU went away before it answered
+    return react
+
+
+def boot(env, name, append, plan=(), react=None, timeout=240, extra=()):
+    b = harness.Boot(env["work"], env["vmlinuz"], env["initrd"], append,
+                     [a % env for a in DRIVE + XHCI + list(extra)], plan,
+                     timeout, name, react)
+    b.run()
+    return b
+
+
+def boot_late(env, tool, name, plug_at=PLUG_AT):
+    """Plug the stick @plug_at s after init started; returns the boot and
+    the seconds from the plug to the root's /sbin/init (None if it never
+    ran). Also used by bench/distro-bench.py."""
+    b = boot(env, name, APPEND[tool], [(plug_at, *usb_stick())])
+    plugged = b.events[0][0] if b.events else None
+    init = first(b, r"ROOT-INIT-OK")
+    took = init - plugged if init and plugged else None
+    return b, took
+
+
+def s_late(env, tool, with_waitdev):
+    name = "%s-%s-late" % (tool, "waitdev" if with_waitdev else "stock")
+    c = Check(name)
+    b, took = boot_late(env, tool, name)
+    text = b.text()
+    c.that("ROOT-INIT-OK" in text, "the root's /sbin/init ran")
+    # TCG: USB enumeration, the tool's udev and mount take seconds here
+    c.that(took is not None and 0 < took < 30,
+           "root's init within 30 s of the plug (took %s s)" % took)
+    c.that("Kernel panic" not in text, "no kernel panic")
+    if with_waitdev:
+        found = first(b, r"waitdev: root \S+: found /dev/sda1")
+        c.that(found is not None, "waitdev's log says it found the root")
+        c.that(found is not None and found - b.events[0][0] < 15,
+               "waitdev found it within 15 s of the plug")
+        c.that(not b.lines(r"Gave up waiting|Could not boot|"
+                           r"waitdev: failed|waitdev: .*missing"),
+               "no stock wait, fallback or rescue")
+    else:
+        c.that("waitdev:" not in text,
+               "the stock image does not run waitdev")
+    harness.log("%s: plug to root's init: %s s" % (name, took))
+    return c, b
+
+
+def s_never(env, tool):
+    name = "%s-waitdev-never" % tool
+    c = Check(name)
+    arg, deadline = NEVER[tool]
+    # a stick that is not the root is there from the start, for the
+    # diagnosis to list
+    b = boot(env, name, APPEND[tool] + " " + arg,
+             react=quit_at(RESCUE[tool]), timeout=300, extra=OTHER_STICK)
+    start = first(b, r"WAITDEV-INIT-START")
+    diag = first(b, r"waitdev: root \S+: missing after %.1f" % deadline)
+    rescue = first(b, re.escape(RESCUE[tool]))
+    c.that(diag is not None,
+           "waitdev's diagnosis: root missing after %.1f s" % deadline)
+    c.that(b.lines(r"waitdev: +seen block sda \(8:0, 4\.0 MiB"),
+           "the diagnosis lists the other stick, seen instead")
+    c.that(rescue is not None,
+           "the tool's rescue shell starts (%r)" % RESCUE[tool])
+    c.that(diag is not None and start is not None and
+           deadline - 0.5 < diag - start < deadline + 20,
+           "the diagnosis came after the deadline, not before (%s s "
+           "after init started)" % (diag - start if diag and start
+                                     else None))
+    if tool == "dracut":
+        # rd.retry=6: the hook waited 4 s, dracut's timeout jobs run
+        # for the remaining third; its emergency message then
+        c.that(b.lines(r"Could not boot"), "dracut says it could not boot")
+        c.that(b.lines(r'/dev/disk/by-uuid/%s"? does not exist'
+                       % ROOT_UUID), "dracut's emergency hook names the root")
+        bound = 30
+    else:
+        c.that(b.lines(r"Gave up waiting for root file system device"),
+               "initramfs-tools gave up waiting")
+        c.that(b.lines(r"ALERT!  UUID=%s does not exist" % ROOT_UUID),
+               "initramfs-tools' ALERT names the root")
+        # its loop looks once more (sleep 1) and gives up: no 30 s wait
+        bound = 15
+    c.that(rescue is not None and diag is not None and
+           0 <= rescue - diag < bound,
+           "rescue within %d s of waitdev giving up, not after another "
+           "stock wait (%s s)" % (bound, rescue - diag if rescue and diag
+                                  else None))
+    c.that("ROOT-INIT-OK" not in b.text(), "no root was mounted")
+    return c, b
+
+
+def s_fallback(env, tool):
+    """waitdev fails (exit 2: a waitdev.* key it does not know, as a
+    newer command line might hold): the hook says so and the stock wait
+    boots the late stick."""
+    name = "%s-waitdev-fallback" % tool
+    c = Check(name)
+    b = boot(env, name, APPEND[tool] + " waitdev.nosuchkey=1",
+             [(PLUG_AT, *usb_stick())])
+    c.that(b.lines(r"waitdev: failed \(exit 2"),
+           "the hook says waitdev failed and the stock wait takes over")
+    c.that(b.lines(r"waitdev: kernel command line: waitdev\.nosuchkey: "
+                   r"unknown waitdev key"),
+           "and shows waitdev's own message")
+    c.that("ROOT-INIT-OK" in b.text(), "the stock wait booted the root")
+    c.that(not b.lines(r"waitdev: root \S+: found"),
+           "waitdev did not find the root (it never waited)")
+    return c, b
+
+
+def s_rootdelay(env):
+    """initramfs-tools' init sleeps rootdelay= seconds before init-premount
+    whatever the device; with waitdev it is only an upper bound."""
+    name = "mkinitramfs-waitdev-rootdelay"
+    c = Check(name)
+    b = boot(env, name, APPEND["mkinitramfs"] + " rootdelay=40",
+             [(PLUG_AT, *usb_stick())])
+    init = first(b, r"ROOT-INIT-OK")
+    took = init - b.events[0][0] if init and b.events else None
+    c.that(b.lines(r"waitdev: root \S+: found /dev/sda1"),
+           "waitdev found the root")
+    # without the hook: 40 s of sleep from before the plug, then the mount
+    c.that(took is not None and took < 25,
+           "rootdelay=40 is a bound, not a sleep: root's init %s s after "
+           "the plug" % took)
+    return c, b
+
+
+SCENARIOS = {
+    "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
+                                                             True)),
+    "mkinitramfs-waitdev-late": ("mkinitramfs", True,
+                                 lambda e: s_late(e, "mkinitramfs", True)),
+    "dracut-stock-late": ("dracut", False,
+                          lambda e: s_late(e, "dracut", False)),
+    "mkinitramfs-stock-late": ("mkinitramfs", False,
+                               lambda e: s_late(e, "mkinitramfs", False)),
+    "dracut-waitdev-never": ("dracut", True,
+                             lambda e: s_never(e, "dracut")),
+    "mkinitramfs-waitdev-never": ("mkinitramfs", True,
+                                  lambda e: s_never(e, "mkinitramfs")),
+    "dracut-waitdev-fallback": ("dracut", True,
+                                lambda e: s_fallback(e, "dracut")),
+    "mkinitramfs-waitdev-fallback": ("mkinitramfs", True,
+                                     lambda e: s_fallback(e, "mkinitramfs")),
+    "mkinitramfs-waitdev-rootdelay": ("mkinitramfs", True, s_rootdelay),
+}
+
+
+def default_waitdev():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "..", "..", "build-static", "bin", "waitdev")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
+    ap.add_argument("--waitdev", default=default_waitdev(),
+                    help="static waitdev (default build-static/bin/waitdev)")
+    ap.add_argument("--kernel")
+    ap.add_argument("--modules")
+    ap.add_argument("--work", help="keep the images and logs here")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("scenarios", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(SCENARIOS))
+        return 0
+    unknown = [s for s in a.scenarios if s not in SCENARIOS]
+    if unknown or not a.scenarios:
+        print("distro.py: %s; one or more of: %s" % (
+            "unknown scenario " + ", ".join(unknown) if unknown
+            else "no scenario given", " ".join(SCENARIOS)), file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("distro.py: needs root (mount namespace and overlayfs for "
+              "the image builds, as the qemu suite's module tree)",
+              file=sys.stderr)
+        return 1
+    work = a.work or tempfile.mkdtemp(prefix="waitdev-distro-")
+    os.makedirs(work, exist_ok=True)
+    waitdev = os.path.abspath(a.waitdev)
+    failed = []
+    try:
+        disk = harness.build_root_disk(work)[0]
+        other = harness.build_other_disk(work)
+        built = {}
+        for name in a.scenarios:
+            tool, with_waitdev, run = SCENARIOS[name]
+            key = (tool, with_waitdev)
+            if key not in built:
+                built[key] = images.build(tool, work,
+                                          waitdev if with_waitdev else None,
+                                          a.kernel, a.modules)
+            env = dict(built[key], disk=disk, other=other)
+            c, b = run(env)
+            with open(os.path.join(work, name + ".log"), "w") as f:
+                f.write(b.text() + "\n")
+            if c.failures:
+                failed.append(name)
+                print("--- %s console ---\n%s\n---" % (name, b.text()[-6000:]))
+            print("%s: %s" % (name, "FAIL: " + "; ".join(c.failures)
+                              if c.failures else "ok"), flush=True)
+    except HarnessError as e:
+        print("distro.py: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        if not a.work:
+            shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
