@@ -23,6 +23,15 @@ waitdev_root() {
         warn "waitdev: not in this initramfs; dracut waits the stock way"
         return 0
     fi
+    # lvm, cryptsetup, mdadm, multipath and dmraid assemble roots from
+    # initqueue jobs that udev rules queue: this job blocking the main
+    # loop would hold them back until waitdev's deadline.
+    for tool in lvm cryptsetup mdadm multipath dmraid; do
+        if command -v "$tool" > /dev/null; then
+            info "waitdev: $tool may assemble the root; dracut waits the stock way"
+            return 0
+        fi
+    done
 
     # The root deadline: when dracut's main loop would start its timeout
     # jobs, 2/3 of rd.retry (RDRETRY counts half-second rounds, so that
