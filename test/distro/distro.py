@@ -25,7 +25,11 @@ The scenarios (the meson suite 'distro', one test each):
         so and the stock wait boots the late stick;
   mkinitramfs-waitdev-rootdelay
         rootdelay=40 with the stick 3 s late: root's init comes seconds
-        after the plug, not after init's 40 s sleep.
+        after the plug, not after init's 40 s sleep;
+  dracut-waitdev-step-aside, mkinitramfs-waitdev-step-aside
+        an image that can assemble roots (a stand-in /sbin/lvm, a
+        local-top script): the hook says it steps aside, waitdev does not
+        wait, and the stock wait boots the late stick.
 
 Times are the host's (time.monotonic() of the hot-plug and of each console
 line as it arrived), with tolerances for TCG on a loaded machine. Exit 0
@@ -207,6 +211,21 @@ def s_fallback(env, tool):
     return c, b
 
 
+def s_step_aside(env, tool):
+    """An image that can assemble roots (lvm, cryptroot: here stand-ins
+    that assemble nothing): the hook leaves the wait to the tool, since
+    its jobs may have to run before the root appears."""
+    name = "%s-waitdev-step-aside" % tool
+    c = Check(name)
+    b = boot(env, name, APPEND[tool], [(PLUG_AT, *usb_stick())])
+    c.that(b.lines(r"waitdev: \S+ may assemble the root"),
+           "the hook says it steps aside")
+    c.that(not b.lines(r"waitdev: root \S+: found"),
+           "waitdev did not wait for the root")
+    c.that("ROOT-INIT-OK" in b.text(), "the stock wait booted the root")
+    return c, b
+
+
 def s_rootdelay(env):
     """initramfs-tools' init sleeps rootdelay= seconds before init-premount
     whatever the device; with waitdev it is only an upper bound."""
@@ -243,6 +262,10 @@ SCENARIOS = {
     "mkinitramfs-waitdev-fallback": ("mkinitramfs", True,
                                      lambda e: s_fallback(e, "mkinitramfs")),
     "mkinitramfs-waitdev-rootdelay": ("mkinitramfs", True, s_rootdelay),
+    "dracut-waitdev-step-aside": ("dracut", "assembler",
+                                  lambda e: s_step_aside(e, "dracut")),
+    "mkinitramfs-waitdev-step-aside": (
+        "mkinitramfs", "assembler", lambda e: s_step_aside(e, "mkinitramfs")),
 }
 
 
@@ -287,9 +310,9 @@ def main():
             tool, with_waitdev, run = SCENARIOS[name]
             key = (tool, with_waitdev)
             if key not in built:
-                built[key] = images.build(tool, work,
-                                          waitdev if with_waitdev else None,
-                                          a.kernel, a.modules)
+                built[key] = images.build(
+                    tool, work, waitdev if with_waitdev else None,
+                    a.kernel, a.modules, with_waitdev == "assembler")
             env = dict(built[key], disk=disk, other=other)
             c, b = run(env)
             with open(os.path.join(work, name + ".log"), "w") as f:

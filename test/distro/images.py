@@ -48,6 +48,15 @@ case $1 in prereqs) exit 0 ;; esac
 """ + MARKER
 
 
+# An image that can assemble roots from other devices (the hooks then
+# step aside): a stand-in for lvm2/cryptroot that assembles nothing.
+ASSEMBLER = """#!/bin/sh
+# test: a root assembler that assembles nothing (lvm2, cryptroot stand-in)
+case $1 in prereqs) exit 0 ;; esac
+exit 0
+"""
+
+
 def need(program, package):
     if shutil.which(program) is None:
         raise HarnessError("%s is not installed (apt-get install %s; "
@@ -85,8 +94,9 @@ ln -s {tree}/lib/modules/{kver} /usr/lib/modules/{kver}
     return p.stdout
 
 
-def build_dracut(work, tree, kver, waitdev, out):
-    """dracut's shell initrd; with waitdev when @waitdev is a path."""
+def build_dracut(work, tree, kver, waitdev, out, assembler=False):
+    """dracut's shell initrd; with waitdev when @waitdev is a path; with
+    a stand-in /sbin/lvm when @assembler."""
     need("dracut", "dracut-core")
     d = os.path.join(work, "dracut-files")
     shutil.rmtree(d, ignore_errors=True)
@@ -95,6 +105,13 @@ def build_dracut(work, tree, kver, waitdev, out):
     with open(marker, "w") as f:
         f.write(DRACUT_MARKER)
     modules = DRACUT_MODULES + (" waitdev" if waitdev else "")
+    lvm = ""
+    if assembler:
+        path = os.path.join(d, "lvm")
+        with open(path, "w") as f:
+            f.write(ASSEMBLER)
+        os.chmod(path, 0o755)
+        lvm = "--include %s /sbin/lvm " % path
     script = ""
     if waitdev:
         script += "cp -r %s /usr/lib/dracut/modules.d/90waitdev\n" % (
@@ -104,16 +121,17 @@ def build_dracut(work, tree, kver, waitdev, out):
         "--conf /dev/null --confdir {d}/confdir --no-early-microcode "
         "--gzip --kver {kver} -m '{modules}' --drivers '{drivers}' "
         "--include {marker} /lib/dracut/hooks/cmdline/00-waitdev-test-start.sh "
-        "{out}\n").format(d=d, kver=kver, modules=modules,
-                          drivers=" ".join(DRIVERS), marker=marker, out=out)
+        "{lvm}{out}\n").format(d=d, kver=kver, modules=modules,
+                               drivers=" ".join(DRIVERS), marker=marker,
+                               out=out, lvm=lvm)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
     in_namespace(work, tree, kver, script, env)
     check_image(out, waitdev)
 
 
-def build_mkinitramfs(work, tree, kver, waitdev, out):
+def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False):
     """initramfs-tools' image (busybox, udev); with waitdev when
-    @waitdev is a path."""
+    @waitdev is a path; with a local-top script when @assembler."""
     need("mkinitramfs", "initramfs-tools-core")
     conf = os.path.join(work, "initramfs-tools")
     shutil.rmtree(conf, ignore_errors=True)
@@ -132,6 +150,12 @@ def build_mkinitramfs(work, tree, kver, waitdev, out):
     with open(marker, "w") as f:
         f.write(MKINITRAMFS_MARKER)
     os.chmod(marker, 0o755)
+    if assembler:
+        os.makedirs(os.path.join(conf, "scripts", "local-top"))
+        path = os.path.join(conf, "scripts", "local-top", "assembler")
+        with open(path, "w") as f:
+            f.write(ASSEMBLER)
+        os.chmod(path, 0o755)
     script = ""
     if waitdev:
         src = os.path.join(SRCDIR, "hooks/initramfs-tools")
@@ -188,14 +212,16 @@ def check_image(image, waitdev):
 BUILDERS = {"dracut": build_dracut, "mkinitramfs": build_mkinitramfs}
 
 
-def build(tool, work, waitdev, kernel=None, modules=None):
-    """Build the image of @tool (with waitdev when @waitdev is a path);
+def build(tool, work, waitdev, kernel=None, modules=None, assembler=False):
+    """Build the image of @tool (with waitdev when @waitdev is a path;
+    able to assemble roots, as with lvm2 or cryptroot, when @assembler);
     returns the harness environment for booting it."""
     vmlinuz, tree, kver = harness.obtain_kernel(kernel, modules)
     os.makedirs(work, exist_ok=True)
-    out = os.path.join(work, "%s-%s.img" % (
-        tool, "waitdev" if waitdev else "stock"))
+    out = os.path.join(work, "%s-%s%s.img" % (
+        tool, "waitdev" if waitdev else "stock",
+        "-assembler" if assembler else ""))
     if waitdev:
         harness.check_static(waitdev)
-    BUILDERS[tool](work, tree, kver, waitdev, out)
+    BUILDERS[tool](work, tree, kver, waitdev, out, assembler)
     return {"vmlinuz": vmlinuz, "kver": kver, "initrd": out, "work": work}
