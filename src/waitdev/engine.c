@@ -39,6 +39,8 @@ struct engine {
 	uint64_t start_ms;
 	unsigned int generation;
 	bool rescanning; /* a scan after an overflow is under way */
+	/* an overflow was reported and its queue not yet read empty */
+	bool uevent_congested, rtnl_congested;
 	struct engine_stats stats;
 };
 
@@ -480,6 +482,29 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 	engine_evaluate(e, dev);
 }
 
+/*
+ * After reporting ENOBUFS once, the kernel marks a netlink socket
+ * congested and drops further messages silently until a read finds its
+ * queue empty (netlink_overrun(), netlink_rcv_wake()). So one look at
+ * sysfs when the error comes is not enough: what is dropped after it
+ * goes unreported. We look at once (a device already there is found
+ * without reading the backlog) and once more when a read has found the
+ * queue empty, from when on every loss is reported again.
+ */
+static int engine_uevent_overflow(struct engine *e, bool reported)
+{
+	if (reported) {
+		log_info("uevent receive buffer overflowed, rescanning sysfs");
+		e->uevent_congested = true;
+	} else {
+		log_info("uevent queue read empty after an overflow, "
+			 "rescanning sysfs again");
+		e->uevent_congested = false;
+	}
+	e->stats.rescans++;
+	return engine_scan(e, true);
+}
+
 static int engine_on_source(struct engine *e)
 {
 	struct uevent ev;
@@ -499,12 +524,10 @@ static int engine_on_source(struct engine *e)
 		if (engine_done(e) || ++n == ENGINE_BATCH)
 			return 0;
 	}
-	if (r == -ENOBUFS) {
-		/* the kernel dropped uevents: what we know may be stale */
-		log_info("uevent receive buffer overflowed, rescanning sysfs");
-		e->stats.rescans++;
-		return engine_scan(e, true);
-	}
+	if (r == 0 && e->uevent_congested)
+		return engine_uevent_overflow(e, false);
+	if (r == -ENOBUFS)
+		return engine_uevent_overflow(e, true);
 	if (r == -EPIPE) {
 		log_debug("uevent feed closed");
 		epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
@@ -514,14 +537,11 @@ static int engine_on_source(struct engine *e)
 	return r;
 }
 
-static int engine_on_rtnl(struct engine *e)
+/* Link state from sysfs, for when rtnetlink messages were lost. */
+static void engine_reread_links(struct engine *e)
 {
 	size_t i;
-	int r = rtnl_recv(e->rtnl, link_cb, e);
 
-	if (r != -ENOBUFS)
-		return r;
-	log_info("rtnetlink receive buffer overflowed, rereading link state");
 	e->stats.rescans++;
 	for (i = 0; i < devtab_count(e->devtab); i++) {
 		struct device *dev = devtab_at(e->devtab, i);
@@ -530,6 +550,25 @@ static int engine_on_rtnl(struct engine *e)
 		    sysfs_read_attrs(e->sysfs, dev) == 0)
 			engine_evaluate(e, dev);
 	}
+}
+
+/* The same congestion as for uevents (engine_uevent_overflow()). */
+static int engine_on_rtnl(struct engine *e)
+{
+	int r = rtnl_recv(e->rtnl, link_cb, e);
+
+	if (r == 0 && e->rtnl_congested) {
+		log_info("rtnetlink queue read empty after an overflow, "
+			 "rereading link state again");
+		e->rtnl_congested = false;
+		engine_reread_links(e);
+		return 0;
+	}
+	if (r != -ENOBUFS)
+		return r;
+	log_info("rtnetlink receive buffer overflowed, rereading link state");
+	e->rtnl_congested = true;
+	engine_reread_links(e);
 	return 0;
 }
 
