@@ -11,6 +11,9 @@ Resources a test may touch, and nothing else:
   * loop devices 100..109 (created with LOOP_CTL_ADD when missing,
     detached - and removed again if this test created them - on exit);
   * network interfaces whose names start with "wdt" (deleted on exit).
+A test may name other ranges through main(..., loops=, ifprefix=): the
+storm test uses loop300-339 and wds*, so that it never touches what the
+other host tests (or the benchmarks' loop200-209) use.
 """
 import contextlib
 import fcntl
@@ -86,6 +89,18 @@ class Proc:
         f.seek(0)
         return f.read().decode("utf-8", "replace")
 
+    def peek_stderr(self):
+        """What it has written to stderr so far, while it runs. pread:
+        the child shares the file offset, which must not move."""
+        fd = self._err.fileno()
+        chunks, off = [], 0
+        while True:
+            b = os.pread(fd, 1 << 16, off)
+            if not b:
+                return b"".join(chunks).decode("utf-8", "replace")
+            chunks.append(b)
+            off += len(b)
+
     @property
     def stdout(self):
         return self._read(self._out)
@@ -103,8 +118,10 @@ class Proc:
 
 
 class Host:
-    def __init__(self, name, argv):
+    def __init__(self, name, argv, loops=LOOP_RANGE, ifprefix=IFPREFIX):
         self.name = name
+        self.loop_range = loops
+        self.ifprefix = ifprefix
         self.failures = []
         self.procs = []
         self.loops = set()          # loop numbers this test uses
@@ -283,8 +300,7 @@ class Host:
 
     def loop(self, n):
         """Makes loop@n exist and be detached (size 0); returns /dev/loopN."""
-        if n not in LOOP_RANGE:
-            raise Fatal("loop%d: the host tests may only use loop100-109" % n)
+        self._own_loop(n)
         if not os.path.exists("/dev/loop-control"):
             raise Fatal("/dev/loop-control is missing: the kernel has no "
                         "loop driver (CONFIG_BLK_DEV_LOOP) or /dev is not "
@@ -311,8 +327,7 @@ class Host:
 
     def loop_remove(self, n):
         """Makes loop@n not exist (LOOP_CTL_REMOVE); loop() re-creates it."""
-        if n not in LOOP_RANGE:
-            raise Fatal("loop%d: the host tests may only use loop100-109" % n)
+        self._own_loop(n)
         sysdir = "/sys/class/block/loop%d" % n
         if os.path.exists(sysdir):
             self.detach(n)
@@ -325,6 +340,12 @@ class Host:
         if not self._poll(lambda: not os.path.exists(sysdir), 2):
             raise Fatal("loop%d still exists after LOOP_CTL_REMOVE" % n)
         self.created_loops.discard(n)
+
+    def _own_loop(self, n):
+        r = self.loop_range
+        if n not in r:
+            raise Fatal("loop%d: this test may only use loop%d-%d"
+                        % (n, r[0], r[-1]))
 
     @staticmethod
     def _ctl_remove(fd, n):
@@ -396,9 +417,9 @@ class Host:
 
     def veth(self, a, b, address=None):
         for name in (a, b):
-            if not name.startswith(IFPREFIX) or len(name) > 15:
+            if not name.startswith(self.ifprefix) or len(name) > 15:
                 raise Fatal("%s: test interfaces must be named %s*"
-                            % (name, IFPREFIX))
+                            % (name, self.ifprefix))
         for name in (a, b):   # leftovers of an interrupted run
             if self.link_exists(name):
                 self.ip("link", "del", name, fatal=False)
@@ -415,8 +436,8 @@ class Host:
         return time.monotonic()
 
     def require_veth(self):
-        self.veth("wdt9p", "wdt9q")
-        self.ip("link", "del", "wdt9p")
+        self.veth(self.ifprefix + "9p", self.ifprefix + "9q")
+        self.ip("link", "del", self.ifprefix + "9p")
 
     # ---- cleanup ----------------------------------------------------
     def cleanup(self):
@@ -453,14 +474,15 @@ def _on_signal(signo, frame):
     raise SystemExit("interrupted by signal %d" % signo)
 
 
-def main(name, body):
-    """Runs body(host); exit 0 only when every sub-case passed."""
+def main(name, body, **host_kw):
+    """Runs body(host); exit 0 only when every sub-case passed. @host_kw
+    go to Host (loops=, ifprefix=)."""
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(s, _on_signal)
     h = None
     status = 1
     try:
-        h = Host(name, sys.argv)
+        h = Host(name, sys.argv, **host_kw)
         body(h)
         if h.failures:
             log("%s: %d sub-case(s) FAILED: %s"
@@ -503,10 +525,11 @@ def parse_json(text):
 
 
 def counters(stderr):
-    """The -v statistics line: {'received': N, 'forged': N, ...}."""
+    """The -v statistics line: {'received': N, 'forged': N, ...,
+    'overflows': N, 'rescans': N}."""
     m = re.search(r"uevents: (\d+) received, (\d+) accepted, (\d+) forged, "
-                  r"(\d+) malformed", stderr)
+                  r"(\d+) malformed, (\d+) overflows; (\d+) rescans", stderr)
     if not m:
         return None
-    return dict(zip(("received", "accepted", "forged", "malformed"),
-                    map(int, m.groups())))
+    return dict(zip(("received", "accepted", "forged", "malformed",
+                     "overflows", "rescans"), map(int, m.groups())))
