@@ -429,6 +429,13 @@ static bool engine_done(const struct engine *e)
 	return true;
 }
 
+/*
+ * Only a target still waiting has a deadline that can pass: one found
+ * before its deadline would otherwise re-arm the timer in the past and
+ * spin the loop until the others are settled. (Found and then lost after
+ * its deadline, it expires at once: engine_expire() runs after every
+ * dispatch.)
+ */
 static int engine_arm(struct engine *e)
 {
 	uint64_t next = DEADLINE_NEVER;
@@ -437,7 +444,7 @@ static int engine_arm(struct engine *e)
 	for (i = 0; i < e->n_targets; i++) {
 		const struct target *t = &e->targets[i];
 
-		if (t->state != TARGET_EXPIRED && t->deadline < next)
+		if (t->state == TARGET_WAITING && t->deadline < next)
 			next = t->deadline;
 	}
 	return deadline_arm(e->timer_fd, next);

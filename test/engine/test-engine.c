@@ -476,6 +476,34 @@ static void test_zero_timeout(void)
 	run_end(&r);
 }
 
+/*
+ * A target found long before its deadline, another still waiting when
+ * that deadline passes: the timer must not be re-armed at the past
+ * deadline (it would fire at once, again and again, until the second
+ * target is settled: a busy loop).
+ */
+static void test_found_deadline_no_spin(void)
+{
+	struct run r;
+	struct engine_stats s;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "vdc", 254, 32, 100, NULL, true);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "/dev/vdc", 50);
+	add_block_target(r.e, "/dev/vdd", 400);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
+	CHECK(engine_target(r.e, 1)->waited_ms >= 400);
+	s = engine_stats(r.e);
+	/* one for the deadline at 400 ms, a few spare: not thousands */
+	CHECK_MSG(s.wakeups <= 5,
+		  "%llu wakeups in 400 ms with nothing to read: the loop spun",
+		  (unsigned long long)s.wakeups);
+	run_end(&r);
+}
+
 static void plug_tty(struct fakesys *fs)
 {
 	char buf[512];
@@ -660,6 +688,7 @@ int main(void)
 	test_deadline_diagnosis();
 	test_sigterm();
 	test_zero_timeout();
+	test_found_deadline_no_spin();
 	test_console_and_net();
 	test_lost_retakes();
 	test_probe();
