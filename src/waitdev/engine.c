@@ -454,7 +454,7 @@ static int engine_arm(struct engine *e)
 
 static void engine_expire(struct engine *e)
 {
-	uint64_t now = now_ms();
+	uint64_t now = now_ms(), ns;
 	unsigned int i;
 
 	for (i = 0; i < e->n_targets; i++) {
@@ -468,6 +468,11 @@ static void engine_expire(struct engine *e)
 			 t->spec.text,
 			 (unsigned long long)(t->timeout_ms / 1000),
 			 (unsigned long long)(t->timeout_ms % 1000));
+		ns = now_ns();
+		log_debug("%s %s: expired at %llu.%03llu ms (CLOCK_MONOTONIC)",
+			  t->role, t->spec.text,
+			  (unsigned long long)(ns / 1000000),
+			  (unsigned long long)(ns / 1000 % 1000));
 	}
 }
 

@@ -16,6 +16,7 @@ storm test uses loop300-339 and wds*, so that it never touches what the
 other host tests (or the benchmarks' loop200-209) use.
 """
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -23,6 +24,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +33,10 @@ import traceback
 
 LOOP_CTL_ADD = 0x4C80
 LOOP_CTL_REMOVE = 0x4C81
+LOOP_SET_FD = 0x4C00
+LOOP_CLR_FD = 0x4C01
+NETLINK_KOBJECT_UEVENT = 15
+SO_RCVBUFFORCE = 33
 LOOP_RANGE = range(100, 110)
 IFPREFIX = "wdt"
 
@@ -89,17 +95,9 @@ class Proc:
         f.seek(0)
         return f.read().decode("utf-8", "replace")
 
-    def peek_stderr(self):
-        """What it has written to stderr so far, while it runs. pread:
-        the child shares the file offset, which must not move."""
-        fd = self._err.fileno()
-        chunks, off = [], 0
-        while True:
-            b = os.pread(fd, 1 << 16, off)
-            if not b:
-                return b"".join(chunks).decode("utf-8", "replace")
-            chunks.append(b)
-            off += len(b)
+    @property
+    def stderr_fd(self):
+        return self._err.fileno()
 
     @property
     def stdout(self):
@@ -115,6 +113,94 @@ class Proc:
             "killed by signal %d" % -rc if rc < 0 else "exit status %d" % rc)
         return ("  command: %s\n  state:   %s\n  stdout:  %r\n  stderr:  %r"
                 % (shlex.join(self.argv), state, self.stdout, self.stderr))
+
+
+class UeventCounter:
+    """Counts the kernel's uevents whose header ("ACTION@DEVPATH")
+    matches @pattern, on a netlink socket of our own with a buffer large
+    enough for a storm (SO_RCVBUFFORCE, as root)."""
+
+    def __init__(self, pattern):
+        self.pattern = re.compile(pattern)
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM,
+                               NETLINK_KOBJECT_UEVENT)
+        self.s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+        self.s.bind((0, 1))
+        self.s.setblocking(False)
+
+    def drain(self):
+        """The matching uevents queued since the last call."""
+        n = 0
+        while True:
+            try:
+                d = self.s.recv(8192)
+            except BlockingIOError:
+                return n
+            except OSError as e:
+                raise Fatal("the counting socket itself lost uevents "
+                            "(%s): the counts would lie" % e)
+            if self.pattern.search(d.split(b"\0", 1)[0]):
+                n += 1
+
+    def close(self):
+        self.s.close()
+
+
+def loop_cycle(n, backing_fd):
+    """Attaches and detaches loop@n (3 uevents) with ioctls, no fork. The
+    detach completes when the last opener closes, so a device someone
+    else holds open (a udevd probing it) stays bound: False then."""
+    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
+        fcntl.ioctl(fd, LOOP_CLR_FD, 0)
+    except OSError as e:
+        if e.errno != errno.EBUSY:
+            raise
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def loop_attach(n, backing_fd):
+    """Attaches loop@n to the open file @backing_fd (no fork)."""
+    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
+    finally:
+        os.close(fd)
+
+
+class StderrWatch:
+    """Counts lines holding given strings in a running Proc's stderr,
+    reading only what is new each time (pread: the child shares the file
+    offset, which must not move)."""
+
+    def __init__(self, proc, needles):
+        self.p = proc
+        self.off = 0
+        self.partial = ""
+        self.counts = dict.fromkeys(needles, 0)
+        self.first = {}     # needle -> the first line holding it
+
+    def count(self, needle):
+        fd = self.p.stderr_fd
+        while True:
+            b = os.pread(fd, 1 << 16, self.off)
+            if not b:
+                return self.counts[needle]
+            self.off += len(b)
+            lines = (self.partial + b.decode("ascii", "replace")).split("\n")
+            self.partial = lines.pop()
+            for line in lines:
+                for n in self.counts:
+                    if n in line:
+                        self.counts[n] += 1
+                        self.first.setdefault(n, line)
+
+    def seen(self, needle):
+        return self.count(needle) > 0
 
 
 class Host:

@@ -38,11 +38,8 @@ Environment: WAITDEV_STORM_REPS (default 100), WAITDEV_STORM_SEED (the
 random attach points; default 6), WAITDEV_TIME_SCALE (slow runs such as
 valgrind: scales the waits, not the counts).
 """
-import errno
-import fcntl
 import random
 import re
-import socket
 import signal
 import statistics
 import subprocess
@@ -69,95 +66,6 @@ SEED = int(os.environ.get("WAITDEV_STORM_SEED", "6"))
 
 OVERFLOWED = "uevent receive buffer overflowed"
 
-LOOP_SET_FD = 0x4C00
-LOOP_CLR_FD = 0x4C01
-NETLINK_KOBJECT_UEVENT = 15
-SO_RCVBUFFORCE = 33
-
-
-class Monitor:
-    """Counts the storm's uevents on a netlink socket of our own."""
-
-    def __init__(self):
-        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM,
-                               NETLINK_KOBJECT_UEVENT)
-        self.s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
-        self.s.bind((0, 1))
-        self.s.setblocking(False)
-
-    def drain(self):
-        """Uevents of loop3* and wds* queued since the last call."""
-        n = 0
-        while True:
-            try:
-                d = self.s.recv(8192)
-            except BlockingIOError:
-                return n
-            except OSError as e:
-                raise hostlib.Fatal("the counting socket itself lost "
-                                    "uevents (%s): the counts would lie"
-                                    % e)
-            head = d.split(b"\0", 1)[0]
-            if re.search(rb"/(loop3\d\d|wds[^/]*)(/|$)", head):
-                n += 1
-
-    def close(self):
-        self.s.close()
-
-
-def loop_cycle(n, backing_fd):
-    """Attach and detach loopN: a "change" for the size, two for the
-    detach. The detach completes when the last opener closes, so a
-    device someone else holds open (a udevd probing it) is still bound:
-    False then, and the storm goes on with the next one."""
-    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
-    try:
-        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
-        fcntl.ioctl(fd, LOOP_CLR_FD, 0)
-    except OSError as e:
-        if e.errno != errno.EBUSY:
-            raise
-        return False
-    finally:
-        os.close(fd)
-    return True
-
-
-def loop_attach(n, backing_fd):
-    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
-    try:
-        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
-    finally:
-        os.close(fd)
-
-
-class StderrWatch:
-    """Counts lines holding given strings in a running process's stderr,
-    reading only what is new each time."""
-
-    def __init__(self, proc, needles):
-        self.p = proc
-        self.off = 0
-        self.partial = ""
-        self.counts = dict.fromkeys(needles, 0)
-
-    def count(self, needle):
-        fd = self.p._err.fileno()
-        while True:
-            b = os.pread(fd, 1 << 16, self.off)
-            if not b:
-                return self.counts[needle]
-            self.off += len(b)
-            lines = (self.partial + b.decode("ascii", "replace")).split("\n")
-            self.partial = lines.pop()
-            for line in lines:
-                for n in self.counts:
-                    if n in line:
-                        self.counts[n] += 1
-
-    def seen(self, needle):
-        return self.count(needle) > 0
-
 
 def veth_script():
     return "".join("link add %s%da type veth peer name %s%db\n"
@@ -177,13 +85,13 @@ class LoopCycler:
     def attach(self, n, target_fd):
         """Attaches the target; returns when (time.monotonic())."""
         t = time.monotonic()
-        loop_attach(n, target_fd)
+        hostlib.loop_attach(n, target_fd)
         self.attached_at = self.i
         return t
 
     def cycle(self):
         n = STORM_LOOPS[(self.i + self.busy) % len(STORM_LOOPS)]
-        if loop_cycle(n, self.fd):
+        if hostlib.loop_cycle(n, self.fd):
             self.i += 1
             return
         self.busy += 1
@@ -260,7 +168,7 @@ def one_storm(h, rep, rng, mon, storm_fd, target_fd, scale):
     p = h.start([h.waitdev, "-vv", "--cmdline", "", "--root", node,
                  "--rcvbuf", str(rcvbuf), "--timeout", "%g" % (30 * scale),
                  "--format", "shell"])
-    watch = StderrWatch(p, ("subscribed at", OVERFLOWED))
+    watch = hostlib.StderrWatch(p, ("subscribed at", OVERFLOWED))
     if not h._poll(lambda: watch.seen("subscribed at") or not p.running(),
                    10 * scale, 0.005) or not p.running():
         raise hostlib.Failure("rep %d: waitdev did not subscribe\n%s"
@@ -336,7 +244,7 @@ def body(h):
     target_fd = os.open(target_img, os.O_RDWR | os.O_CLOEXEC)
     for i in range(VETH_PAIRS):
         h.links.append("%s%da" % (IFPREFIX, i))
-    mon = Monitor()
+    mon = hostlib.UeventCounter(rb"/(loop3\d\d|wds[^/]*)(/|$)")
     rng = random.Random(SEED)
     hostlib.log("  %d repetitions, %d loop cycles and %d veth pairs a "
                 "storm, seed %d" % (REPS, LOOP_CYCLES, VETH_PAIRS, SEED))
