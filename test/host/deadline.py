@@ -32,7 +32,9 @@ a libFuzzer run beside this test took a jump for an hour of fuzzing and
 stopped, reporting a "slow unit" of 3600 s. Do not run the two together.
 
 Environment: WAITDEV_DEADLINE_RUNS (default 100), WAITDEV_TIME_SCALE
-(slow runs such as valgrind: multiplies the bound and the waits).
+(slow runs such as valgrind: multiplies the --timeout, the bound and the
+waits; valgrind's leak check at exit comes between waitdev's exit and the
+reaping).
 """
 import statistics
 import subprocess
@@ -109,8 +111,9 @@ def one_run(h, run, clock, counter, scale):
     if run % JUMP_EVERY == JUMP_EVERY - 1:
         direction = 1 if (run // JUMP_EVERY) % 2 == 0 else -1
     counter.drain()
+    timeout = TIMEOUT * scale   # under valgrind the scan alone is slow
     p = h.start([h.waitdev, "-vv", "--cmdline", "", "--root", node,
-                 "--timeout", "%g" % TIMEOUT, "--format", "shell"])
+                 "--timeout", "%g" % timeout, "--format", "shell"])
     reaped = {}
 
     def reap():
@@ -136,14 +139,14 @@ def one_run(h, run, clock, counter, scale):
     jumped_at = None
     if direction:
         # the jump in the middle of the wait
-        time.sleep(max(0.0, deadline - TIMEOUT / 2 - time.monotonic()))
+        time.sleep(max(0.0, deadline - timeout / 2 - time.monotonic()))
         jumped_at = deadline - time.monotonic()
         try:
             clock.shift(direction * HOUR_NS)
             time.sleep(JUMP_HOLD)
         finally:
             clock.restore()
-    waiter.join(TIMEOUT + 10 * scale)
+    waiter.join(timeout + 10 * scale)
     h.check("t" in reaped, "run %d: still running 10 s after its deadline"
             % run, p)
     if "error" in reaped:
@@ -188,7 +191,7 @@ def one_run(h, run, clock, counter, scale):
 
 
 def body(h):
-    scale = float(os.environ.get("WAITDEV_TIME_SCALE", "1"))
+    scale = h.scale
     for n in GEN_LOOPS:
         h.loop(n)
     h.loop(TARGET)      # exists, never gets a medium
@@ -220,7 +223,7 @@ def body(h):
                     for p in h.procs:
                         p.kill()
                     h.procs = []
-            summary(res)
+            summary(res, scale)
             h.check(not failed, "failed in %d of %d runs: %s"
                     % (len(failed), RUNS, failed))
     finally:
@@ -230,7 +233,7 @@ def body(h):
         counter.close()
 
 
-def summary(res):
+def summary(res, scale):
     def figures(xs):
         if not xs:
             return "none"
@@ -246,7 +249,7 @@ def summary(res):
                    figures([r[0] for r in res if not r[1]]),
                    figures([r[3] for r in res]),
                    statistics.median([r[2] for r in res] or [0]),
-                   TIMEOUT, BOUND * 1000))
+                   TIMEOUT * scale, BOUND * scale * 1000))
     hostlib.log("  command: meson test -C build --suite host deadline "
                 "(WAITDEV_DEADLINE_RUNS=%d)" % RUNS)
 

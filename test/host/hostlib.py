@@ -14,6 +14,17 @@ Resources a test may touch, and nothing else:
 A test may name other ranges through main(..., loops=, ifprefix=): the
 storm test uses loop300-339 and wds*, so that it never touches what the
 other host tests (or the benchmarks' loop200-209) use.
+
+Under a tool such as valgrind (tools/valgrind):
+  WAITDEV_WRAPPER     a command prefix (split like a shell would) put
+                      before every run of waitdev, rootwait and consolewait;
+  WAITDEV_WRAPPER_FDS a path prefix: descriptors open on files under it
+                      are the wrapper's own (valgrind's --log-file, which
+                      it leaves open across exec), not the program's;
+  WAITDEV_TIME_SCALE  a factor (default 1) for every time bound a test
+                      sets: how long to wait for an exit, the longest a
+                      wait may take, a deadline's tolerance. Lower bounds
+                      ("not before the deadline") stay as they are.
 """
 import contextlib
 import errno
@@ -39,6 +50,9 @@ NETLINK_KOBJECT_UEVENT = 15
 SO_RCVBUFFORCE = 33
 LOOP_RANGE = range(100, 110)
 IFPREFIX = "wdt"
+WRAPPER = shlex.split(os.environ.get("WAITDEV_WRAPPER", ""))
+WRAPPER_FDS = os.environ.get("WAITDEV_WRAPPER_FDS", "")
+SCALE = float(os.environ.get("WAITDEV_TIME_SCALE", "1"))
 
 
 class Fatal(Exception):
@@ -59,6 +73,9 @@ class Proc:
     def __init__(self, host, argv, **kw):
         self.host = host
         self.argv = [str(a) for a in argv]
+        if WRAPPER and self.argv[0] in (host.waitdev, host.rootwait,
+                                        host.consolewait):
+            self.argv = WRAPPER + self.argv
         self._out = tempfile.TemporaryFile()
         self._err = tempfile.TemporaryFile()
         self.rc = None
@@ -77,9 +94,10 @@ class Proc:
         return self.p.poll() is None
 
     def wait(self, timeout):
-        """Waits up to @timeout s; returns the exit status or None."""
+        """Waits up to @timeout s (times WAITDEV_TIME_SCALE); returns the
+        exit status or None."""
         try:
-            self.rc = self.p.wait(timeout=timeout)
+            self.rc = self.p.wait(timeout=timeout * SCALE)
         except subprocess.TimeoutExpired:
             return None
         self.elapsed = time.monotonic() - self.t0
@@ -208,6 +226,7 @@ class Host:
         self.name = name
         self.loop_range = loops
         self.ifprefix = ifprefix
+        self.scale = SCALE          # see WAITDEV_TIME_SCALE above
         self.failures = []
         self.procs = []
         self.loops = set()          # loop numbers this test uses
@@ -263,19 +282,43 @@ class Host:
         if p.wait(timeout) is None:
             p.kill()
             raise Failure("did not exit within %g s\n%s"
-                          % (timeout, p.describe()))
+                          % (timeout * SCALE, p.describe()))
         return p
 
     def expect_running(self, p, after=0.5, why=""):
+        """Still running @after s from now. Not scaled: @after is set
+        against the --timeout the test gave, which is real time."""
         time.sleep(after)
         self.check(p.running(),
                    "expected it to be still waiting after %.1f s%s"
                    % (after, (": " + why) if why else ""), p)
 
+    def wait_subscribed(self, p, timeout=10):
+        """Until @p has bound its uevent socket (NETLINK_KOBJECT_UEVENT,
+        a multicast group, port id = its pid as for the first netlink
+        socket of a process, in /proc/net/netlink): what is sent from
+        then on reaches it. A fixed sleep is not enough under valgrind,
+        where starting takes over a second."""
+        def bound():
+            with open("/proc/net/netlink") as f:
+                for line in f.readlines()[1:]:
+                    col = line.split()
+                    if col[1] == "15" and col[2] == str(p.pid) and \
+                            int(col[3], 16) != 0:
+                        return True
+            return not p.running()
+        t = time.monotonic()
+        if not self._poll(bound, timeout * SCALE) or not p.running():
+            raise Failure("it did not subscribe to uevents within %g s"
+                          % (timeout * SCALE) + "\n" + p.describe())
+        log("  subscribed after %.3f s" % (time.monotonic() - t))
+
     def expect_exit(self, p, status, within, since=None, why=""):
-        """Exit status @status within @within s of @since (default now)."""
+        """Exit status @status within @within s (scaled) of @since
+        (default now)."""
         t = time.monotonic() if since is None else since
-        rc = p.wait(max(0.0, t + within - time.monotonic()))
+        within *= SCALE
+        rc = p.wait(max(0.0, t + within - time.monotonic()) / SCALE)
         if rc is None:
             raise Failure("expected exit status %d within %.1f s%s; it is "
                           "still running\n%s" % (status, within,
@@ -293,8 +336,9 @@ class Host:
         {'probe': 'libblkid' or 'none', 'modload': ..., 'udev source':
         'yes' or 'no'}."""
         if self._features is None:
-            r = subprocess.run([self.waitdev, "--version"],
-                               capture_output=True, text=True, timeout=10)
+            r = subprocess.run(WRAPPER + [self.waitdev, "--version"],
+                               capture_output=True, text=True,
+                               timeout=10 * SCALE)
             m = re.fullmatch(r"waitdev \S+ \((.*)\)\n", r.stdout)
             if r.returncode != 0 or not m:
                 raise Fatal("%s --version: expected 'waitdev VERSION "
