@@ -138,6 +138,7 @@ int waitdev_main(int argc, char **argv)
 	struct wait_config cfg;
 	struct engine *e = NULL;
 	const char *none;
+	uint64_t done_ns;
 	struct cli c;
 	int r;
 
@@ -157,6 +158,11 @@ int waitdev_main(int argc, char **argv)
 	if (r == EXIT_FOUND || r == EXIT_TIMEOUT)
 		if (report_result(stdout, c.format, e) < 0)
 			r = EXIT_SYSTEM;
+	/* the deadline test's "exit", on waitdev's own clock */
+	done_ns = now_ns();
+	log_debug("done at %llu.%03llu ms (CLOCK_MONOTONIC)",
+		  (unsigned long long)(done_ns / 1000000),
+		  (unsigned long long)(done_ns / 1000 % 1000));
 	engine_free(e);
 	log_close_kmsg();
 	return r;

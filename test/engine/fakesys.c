@@ -194,10 +194,12 @@ void fakesys_add_net(struct fakesys *fs, const char *name, int ifindex,
 static void send_creds(struct fakesys *fs, const void *buf, size_t len,
 		       uid_t uid)
 {
+	/* zeroed: the padding after the credentials goes to the kernel too
+	 * (valgrind: "sendmsg(msg.msg_control) points to uninitialised") */
 	union {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(struct ucred))];
-	} control;
+	} control = { 0 };
 	struct ucred cred = { .pid = getpid(), .uid = uid, .gid = uid };
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr msg = {

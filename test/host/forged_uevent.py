@@ -79,7 +79,7 @@ def body(h):
     with h.case("forged uevents for loop104 and loop109 are ignored"):
         p = h.start([h.waitdev, "-v", "--cmdline", "", "--root",
                      "/dev/loop104", "--timeout", "2"])
-        h.expect_running(p, 0.5)
+        h.wait_subscribed(p)
         forge(h, [loop_uevent(104),
                   uevent("add", "/devices/virtual/block/loop109",
                          MAJOR="7", MINOR="109", DEVNAME="loop109",
@@ -99,7 +99,7 @@ def body(h):
                 "for /dev/loop109"):
         p = h.start([h.waitdev, "-v", "--cmdline", "", "--root",
                      "/dev/loop109", "--timeout", "2", "--format", "shell"])
-        h.expect_running(p, 0.5, "loop109 does not exist")
+        h.wait_subscribed(p)
         forge(h, [loop_uevent(108, name_n=109)])
         rc = p.wait(6)
         h.check(rc == 1, "expected exit status 1: the forged uevent was "
@@ -113,6 +113,9 @@ def body(h):
     with h.case("control: the same datagram from a trusted --uevent-fd "
                 "is believed"):
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        # what waitdev sets on it too, but only once it runs: a datagram
+        # sent before carries no credentials (and is dropped as forged)
+        theirs.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         try:
             p = h.start([h.waitdev, "-v", "--cmdline", "", "--root",
                          "/dev/loop109", "--timeout", "5", "--format",

@@ -11,8 +11,23 @@ Resources a test may touch, and nothing else:
   * loop devices 100..109 (created with LOOP_CTL_ADD when missing,
     detached - and removed again if this test created them - on exit);
   * network interfaces whose names start with "wdt" (deleted on exit).
+A test may name other ranges through main(..., loops=, ifprefix=): the
+storm test uses loop300-339 and wds*, so that it never touches what the
+other host tests (or the benchmarks' loop200-209) use.
+
+Under a tool such as valgrind (tools/valgrind):
+  WAITDEV_WRAPPER     a command prefix (split like a shell would) put
+                      before every run of waitdev, rootwait and consolewait;
+  WAITDEV_WRAPPER_FDS a path prefix: descriptors open on files under it
+                      are the wrapper's own (valgrind's --log-file, which
+                      it leaves open across exec), not the program's;
+  WAITDEV_TIME_SCALE  a factor (default 1) for every time bound a test
+                      sets: how long to wait for an exit, the longest a
+                      wait may take, a deadline's tolerance. Lower bounds
+                      ("not before the deadline") stay as they are.
 """
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -20,6 +35,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -28,8 +44,15 @@ import traceback
 
 LOOP_CTL_ADD = 0x4C80
 LOOP_CTL_REMOVE = 0x4C81
+LOOP_SET_FD = 0x4C00
+LOOP_CLR_FD = 0x4C01
+NETLINK_KOBJECT_UEVENT = 15
+SO_RCVBUFFORCE = 33
 LOOP_RANGE = range(100, 110)
 IFPREFIX = "wdt"
+WRAPPER = shlex.split(os.environ.get("WAITDEV_WRAPPER", ""))
+WRAPPER_FDS = os.environ.get("WAITDEV_WRAPPER_FDS", "")
+SCALE = float(os.environ.get("WAITDEV_TIME_SCALE", "1"))
 
 
 class Fatal(Exception):
@@ -50,6 +73,9 @@ class Proc:
     def __init__(self, host, argv, **kw):
         self.host = host
         self.argv = [str(a) for a in argv]
+        if WRAPPER and self.argv[0] in (host.waitdev, host.rootwait,
+                                        host.consolewait):
+            self.argv = WRAPPER + self.argv
         self._out = tempfile.TemporaryFile()
         self._err = tempfile.TemporaryFile()
         self.rc = None
@@ -68,9 +94,10 @@ class Proc:
         return self.p.poll() is None
 
     def wait(self, timeout):
-        """Waits up to @timeout s; returns the exit status or None."""
+        """Waits up to @timeout s (times WAITDEV_TIME_SCALE); returns the
+        exit status or None."""
         try:
-            self.rc = self.p.wait(timeout=timeout)
+            self.rc = self.p.wait(timeout=timeout * SCALE)
         except subprocess.TimeoutExpired:
             return None
         self.elapsed = time.monotonic() - self.t0
@@ -85,6 +112,10 @@ class Proc:
         f.flush()
         f.seek(0)
         return f.read().decode("utf-8", "replace")
+
+    @property
+    def stderr_fd(self):
+        return self._err.fileno()
 
     @property
     def stdout(self):
@@ -102,9 +133,100 @@ class Proc:
                 % (shlex.join(self.argv), state, self.stdout, self.stderr))
 
 
+class UeventCounter:
+    """Counts the kernel's uevents whose header ("ACTION@DEVPATH")
+    matches @pattern, on a netlink socket of our own with a buffer large
+    enough for a storm (SO_RCVBUFFORCE, as root)."""
+
+    def __init__(self, pattern):
+        self.pattern = re.compile(pattern)
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM,
+                               NETLINK_KOBJECT_UEVENT)
+        self.s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+        self.s.bind((0, 1))
+        self.s.setblocking(False)
+
+    def drain(self):
+        """The matching uevents queued since the last call."""
+        n = 0
+        while True:
+            try:
+                d = self.s.recv(8192)
+            except BlockingIOError:
+                return n
+            except OSError as e:
+                raise Fatal("the counting socket itself lost uevents "
+                            "(%s): the counts would lie" % e)
+            if self.pattern.search(d.split(b"\0", 1)[0]):
+                n += 1
+
+    def close(self):
+        self.s.close()
+
+
+def loop_cycle(n, backing_fd):
+    """Attaches and detaches loop@n (3 uevents) with ioctls, no fork. The
+    detach completes when the last opener closes, so a device someone
+    else holds open (a udevd probing it) stays bound: False then."""
+    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
+        fcntl.ioctl(fd, LOOP_CLR_FD, 0)
+    except OSError as e:
+        if e.errno != errno.EBUSY:
+            raise
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def loop_attach(n, backing_fd):
+    """Attaches loop@n to the open file @backing_fd (no fork)."""
+    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
+    finally:
+        os.close(fd)
+
+
+class StderrWatch:
+    """Counts lines holding given strings in a running Proc's stderr,
+    reading only what is new each time (pread: the child shares the file
+    offset, which must not move)."""
+
+    def __init__(self, proc, needles):
+        self.p = proc
+        self.off = 0
+        self.partial = ""
+        self.counts = dict.fromkeys(needles, 0)
+        self.first = {}     # needle -> the first line holding it
+
+    def count(self, needle):
+        fd = self.p.stderr_fd
+        while True:
+            b = os.pread(fd, 1 << 16, self.off)
+            if not b:
+                return self.counts[needle]
+            self.off += len(b)
+            lines = (self.partial + b.decode("ascii", "replace")).split("\n")
+            self.partial = lines.pop()
+            for line in lines:
+                for n in self.counts:
+                    if n in line:
+                        self.counts[n] += 1
+                        self.first.setdefault(n, line)
+
+    def seen(self, needle):
+        return self.count(needle) > 0
+
+
 class Host:
-    def __init__(self, name, argv):
+    def __init__(self, name, argv, loops=LOOP_RANGE, ifprefix=IFPREFIX):
         self.name = name
+        self.loop_range = loops
+        self.ifprefix = ifprefix
+        self.scale = SCALE          # see WAITDEV_TIME_SCALE above
         self.failures = []
         self.procs = []
         self.loops = set()          # loop numbers this test uses
@@ -160,19 +282,43 @@ class Host:
         if p.wait(timeout) is None:
             p.kill()
             raise Failure("did not exit within %g s\n%s"
-                          % (timeout, p.describe()))
+                          % (timeout * SCALE, p.describe()))
         return p
 
     def expect_running(self, p, after=0.5, why=""):
+        """Still running @after s from now. Not scaled: @after is set
+        against the --timeout the test gave, which is real time."""
         time.sleep(after)
         self.check(p.running(),
                    "expected it to be still waiting after %.1f s%s"
                    % (after, (": " + why) if why else ""), p)
 
+    def wait_subscribed(self, p, timeout=10):
+        """Until @p has bound its uevent socket (NETLINK_KOBJECT_UEVENT,
+        a multicast group, port id = its pid as for the first netlink
+        socket of a process, in /proc/net/netlink): what is sent from
+        then on reaches it. A fixed sleep is not enough under valgrind,
+        where starting takes over a second."""
+        def bound():
+            with open("/proc/net/netlink") as f:
+                for line in f.readlines()[1:]:
+                    col = line.split()
+                    if col[1] == "15" and col[2] == str(p.pid) and \
+                            int(col[3], 16) != 0:
+                        return True
+            return not p.running()
+        t = time.monotonic()
+        if not self._poll(bound, timeout * SCALE) or not p.running():
+            raise Failure("it did not subscribe to uevents within %g s"
+                          % (timeout * SCALE) + "\n" + p.describe())
+        log("  subscribed after %.3f s" % (time.monotonic() - t))
+
     def expect_exit(self, p, status, within, since=None, why=""):
-        """Exit status @status within @within s of @since (default now)."""
+        """Exit status @status within @within s (scaled) of @since
+        (default now)."""
         t = time.monotonic() if since is None else since
-        rc = p.wait(max(0.0, t + within - time.monotonic()))
+        within *= SCALE
+        rc = p.wait(max(0.0, t + within - time.monotonic()) / SCALE)
         if rc is None:
             raise Failure("expected exit status %d within %.1f s%s; it is "
                           "still running\n%s" % (status, within,
@@ -190,8 +336,9 @@ class Host:
         {'probe': 'libblkid' or 'none', 'modload': ..., 'udev source':
         'yes' or 'no'}."""
         if self._features is None:
-            r = subprocess.run([self.waitdev, "--version"],
-                               capture_output=True, text=True, timeout=10)
+            r = subprocess.run(WRAPPER + [self.waitdev, "--version"],
+                               capture_output=True, text=True,
+                               timeout=10 * SCALE)
             m = re.fullmatch(r"waitdev \S+ \((.*)\)\n", r.stdout)
             if r.returncode != 0 or not m:
                 raise Fatal("%s --version: expected 'waitdev VERSION "
@@ -283,8 +430,7 @@ class Host:
 
     def loop(self, n):
         """Makes loop@n exist and be detached (size 0); returns /dev/loopN."""
-        if n not in LOOP_RANGE:
-            raise Fatal("loop%d: the host tests may only use loop100-109" % n)
+        self._own_loop(n)
         if not os.path.exists("/dev/loop-control"):
             raise Fatal("/dev/loop-control is missing: the kernel has no "
                         "loop driver (CONFIG_BLK_DEV_LOOP) or /dev is not "
@@ -311,8 +457,7 @@ class Host:
 
     def loop_remove(self, n):
         """Makes loop@n not exist (LOOP_CTL_REMOVE); loop() re-creates it."""
-        if n not in LOOP_RANGE:
-            raise Fatal("loop%d: the host tests may only use loop100-109" % n)
+        self._own_loop(n)
         sysdir = "/sys/class/block/loop%d" % n
         if os.path.exists(sysdir):
             self.detach(n)
@@ -325,6 +470,12 @@ class Host:
         if not self._poll(lambda: not os.path.exists(sysdir), 2):
             raise Fatal("loop%d still exists after LOOP_CTL_REMOVE" % n)
         self.created_loops.discard(n)
+
+    def _own_loop(self, n):
+        r = self.loop_range
+        if n not in r:
+            raise Fatal("loop%d: this test may only use loop%d-%d"
+                        % (n, r[0], r[-1]))
 
     @staticmethod
     def _ctl_remove(fd, n):
@@ -396,9 +547,9 @@ class Host:
 
     def veth(self, a, b, address=None):
         for name in (a, b):
-            if not name.startswith(IFPREFIX) or len(name) > 15:
+            if not name.startswith(self.ifprefix) or len(name) > 15:
                 raise Fatal("%s: test interfaces must be named %s*"
-                            % (name, IFPREFIX))
+                            % (name, self.ifprefix))
         for name in (a, b):   # leftovers of an interrupted run
             if self.link_exists(name):
                 self.ip("link", "del", name, fatal=False)
@@ -415,8 +566,8 @@ class Host:
         return time.monotonic()
 
     def require_veth(self):
-        self.veth("wdt9p", "wdt9q")
-        self.ip("link", "del", "wdt9p")
+        self.veth(self.ifprefix + "9p", self.ifprefix + "9q")
+        self.ip("link", "del", self.ifprefix + "9p")
 
     # ---- cleanup ----------------------------------------------------
     def cleanup(self):
@@ -453,14 +604,15 @@ def _on_signal(signo, frame):
     raise SystemExit("interrupted by signal %d" % signo)
 
 
-def main(name, body):
-    """Runs body(host); exit 0 only when every sub-case passed."""
+def main(name, body, **host_kw):
+    """Runs body(host); exit 0 only when every sub-case passed. @host_kw
+    go to Host (loops=, ifprefix=)."""
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(s, _on_signal)
     h = None
     status = 1
     try:
-        h = Host(name, sys.argv)
+        h = Host(name, sys.argv, **host_kw)
         body(h)
         if h.failures:
             log("%s: %d sub-case(s) FAILED: %s"
@@ -503,10 +655,11 @@ def parse_json(text):
 
 
 def counters(stderr):
-    """The -v statistics line: {'received': N, 'forged': N, ...}."""
+    """The -v statistics line: {'received': N, 'forged': N, ...,
+    'overflows': N, 'rescans': N}."""
     m = re.search(r"uevents: (\d+) received, (\d+) accepted, (\d+) forged, "
-                  r"(\d+) malformed", stderr)
+                  r"(\d+) malformed, (\d+) overflows; (\d+) rescans", stderr)
     if not m:
         return None
-    return dict(zip(("received", "accepted", "forged", "malformed"),
-                    map(int, m.groups())))
+    return dict(zip(("received", "accepted", "forged", "malformed",
+                     "overflows", "rescans"), map(int, m.groups())))

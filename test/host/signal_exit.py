@@ -27,8 +27,9 @@ def interrupt(h, argv, signo, forbidden_out=None):
     p = h.start(argv, preexec_fn=default_signals)
     # give it time to block the signals and subscribe: before that, the
     # default action would kill it, which is not what is tested here
-    h.expect_running(p, 0.5, "%s has no medium and the timeout is 30 s"
-                     % NODE)
+    # (scaled: a slow start, under valgrind, takes over a second)
+    h.expect_running(p, 0.5 * h.scale, "%s has no medium and the timeout "
+                     "is 30 s" % NODE)
     hostlib.log("+ kill -%s %d" % (signal.Signals(signo).name, p.pid))
     t = time.monotonic()
     p.p.send_signal(signo)
