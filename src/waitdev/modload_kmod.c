@@ -26,7 +26,8 @@ struct modload {
 	pthread_cond_t wake, idle;
 	char **queue; /* FIFO of aliases, [head, n) pending */
 	size_t head, n, cap;
-	bool busy, stopping;
+	bool loading; /* the worker is in load_alias(), outside the lock */
+	bool stopping;
 	struct modload_stats stats;
 	/* aliases already queued: the event loop's thread only */
 	char **seen;
@@ -118,7 +119,6 @@ static void *worker_main(void *arg)
 		char *alias;
 
 		while (ml->head == ml->n && !ml->stopping) {
-			ml->busy = false;
 			pthread_cond_broadcast(&ml->idle);
 			pthread_cond_wait(&ml->wake, &ml->lock);
 		}
@@ -126,13 +126,13 @@ static void *worker_main(void *arg)
 			break;
 		alias = ml->queue[ml->head];
 		ml->queue[ml->head++] = NULL;
-		ml->busy = true;
+		ml->loading = true;
 		pthread_mutex_unlock(&ml->lock);
 		load_alias(ml, alias);
 		free(alias);
 		pthread_mutex_lock(&ml->lock);
+		ml->loading = false;
 	}
-	ml->busy = false;
 	pthread_cond_broadcast(&ml->idle);
 	pthread_mutex_unlock(&ml->lock);
 	return NULL;
@@ -162,7 +162,6 @@ int modload_new(struct modload **out, const char *dirname,
 	pthread_mutex_init(&ml->lock, NULL);
 	pthread_cond_init(&ml->wake, NULL);
 	pthread_cond_init(&ml->idle, NULL);
-	ml->busy = true; /* until the worker first waits */
 	r = -pthread_create(&ml->worker, NULL, worker_main, ml);
 	if (r < 0) {
 		kmod_unref(ml->ctx);
@@ -217,7 +216,6 @@ int modload_request(struct modload *ml, const char *modalias)
 	r = push(&ml->queue, &ml->n, &ml->cap, theirs);
 	if (r == 0) {
 		ml->stats.requested++;
-		ml->busy = true;
 		pthread_cond_signal(&ml->wake);
 	}
 	pthread_mutex_unlock(&ml->lock);
@@ -231,7 +229,7 @@ void modload_drain(struct modload *ml)
 	if (!ml)
 		return;
 	pthread_mutex_lock(&ml->lock);
-	while (ml->busy || ml->head < ml->n)
+	while (ml->loading || ml->head < ml->n)
 		pthread_cond_wait(&ml->idle, &ml->lock);
 	pthread_mutex_unlock(&ml->lock);
 }
@@ -278,14 +276,14 @@ int modload_now(struct modload *ml, const char *name)
 
 void modload_free(struct modload *ml)
 {
-	bool busy;
+	bool loading;
 	size_t i;
 
 	if (!ml)
 		return;
 	pthread_mutex_lock(&ml->lock);
 	ml->stopping = true;
-	busy = ml->busy;
+	loading = ml->loading;
 	for (i = ml->head; i < ml->n; i++) {
 		free(ml->queue[i]);
 		ml->queue[i] = NULL;
@@ -293,8 +291,12 @@ void modload_free(struct modload *ml)
 	ml->head = ml->n;
 	pthread_cond_signal(&ml->wake);
 	pthread_mutex_unlock(&ml->lock);
-	if (busy) {
-		/* a load in flight: not worth our exit's time */
+	/*
+	 * A worker that is idle or has not started yet sees "stopping" at
+	 * once and is joined; only a load in flight (finit_module() cannot
+	 * be interrupted) is left to the process's exit.
+	 */
+	if (loading) {
 		pthread_detach(ml->worker);
 		return;
 	}
