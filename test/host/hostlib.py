@@ -201,6 +201,7 @@ class StderrWatch:
         self.partial = ""
         self.counts = dict.fromkeys(needles, 0)
         self.first = {}     # needle -> the first line holding it
+        self.last = None    # the needle of the last line holding one
 
     def count(self, needle):
         fd = self.p.stderr_fd
@@ -216,6 +217,7 @@ class StderrWatch:
                     if n in line:
                         self.counts[n] += 1
                         self.first.setdefault(n, line)
+                        self.last = n
 
     def seen(self, needle):
         return self.count(needle) > 0
