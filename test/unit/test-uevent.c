@@ -4,7 +4,11 @@
  * real kernel sends parses into the right fields, anything malformed is
  * -EBADMSG.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "test.h"
 #include "uevent.h"
@@ -725,12 +729,83 @@ static void test_action_names(void)
 	CHECK_STR(uevent_action_name((enum uevent_action) - 1), "unknown");
 }
 
-int main(void)
+/* Reads @path into a buffer with one byte to spare; NULL on error. */
+static char *read_datagram(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = f ? malloc(8192) : NULL;
+
+	if (buf)
+		*len = fread(buf, 1, 8191, f);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/*
+ * Every real kernel datagram in the fuzz seed corpus (host-*: recorded on
+ * this project's machine; qemu-*: from a QEMU boot of Debian's kernel,
+ * fuzz/record-qemu-seeds.py) is accepted, and its header names the
+ * action and path its fields do: a parser strict enough for the fuzzer
+ * must not refuse what kernels really send.
+ */
+static void test_recorded(const char *dir)
+{
+	struct dirent **names;
+	unsigned seen = 0;
+	int n, i;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	CHECK_MSG(n > 0, "%s: cannot list it", dir);
+	for (i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char path[4096], header[4096];
+		struct uevent ev;
+		size_t len = 0;
+		char *buf;
+
+		if (strncmp(name, "host-", 5) && strncmp(name, "qemu-", 5))
+			goto next;
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		buf = read_datagram(path, &len);
+		CHECK_MSG(buf && len > 0, "%s: cannot read it", path);
+		if (!buf)
+			goto next;
+		snprintf(header, sizeof(header), "%.*s", (int)len, buf);
+		seen++;
+		if (uevent_parse(buf, len, &ev) == 0) {
+			char expect[4096];
+
+			snprintf(expect, sizeof(expect), "%s@%s",
+				 uevent_action_name(ev.action), ev.devpath);
+			CHECK_MSG(strcmp(header, expect) == 0,
+				  "%s: header %s, fields say %s", name, header,
+				  expect);
+			CHECK_MSG(ev.seqnum > 0, "%s: no SEQNUM", name);
+		} else {
+			CHECK_MSG(0, "%s: a real kernel datagram refused",
+				  name);
+		}
+		free(buf);
+	next:
+		free(names[i]);
+	}
+	free(names);
+	/* the corpus holds 18 host and 35 QEMU datagrams */
+	CHECK_MSG(seen >= 50, "%s: only %u recorded datagrams", dir, seen);
+}
+
+int main(int argc, char **argv)
 {
 	test_good();
 	test_bad();
 	test_sizes();
 	test_files();
 	test_action_names();
+	if (argc > 1)
+		test_recorded(argv[1]);
+	else
+		CHECK_MSG(0, "usage: test-uevent SEED-DIR "
+			     "(fuzz/corpus/uevent)");
 	return test_summary("test-uevent");
 }
