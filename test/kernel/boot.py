@@ -45,8 +45,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -444,35 +442,19 @@ def t_consolewait_param(work, args):
     name = "consolewait-param"
     initrd = build_initramfs(os.path.join(work, name))
     out = os.path.join(work, name + ".usb-serial")
+    plug = ("device_add", {"driver": "usb-serial", "bus": "xhci0.0",
+                           "chardev": "us0", "id": "us"})
     b = harness.Boot(work, kernel("patched"), initrd,
                      "console=ttyS0 console=ttyUSB0 consolewait panic=-1",
                      ["-device", "qemu-xhci,id=xhci0",
                       "-chardev", "file,id=us0,path=" + out],
-                     name=name, timeout=180)
-    # Boot.run() would wait for /init first: drive QEMU here instead
-    harness.log("booting " + name)
-    b.t0 = time.monotonic()
-    p = subprocess.Popen(b.argv, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    threading.Thread(target=b._reader, args=(p.stdout,), daemon=True).start()
-    qmp = None
-    try:
-        qmp = harness.QMP(b.qmp_path)
-        b.wait_for("waiting for console ttyUSB0 to register (consolewait)",
-                   p)
-        time.sleep(args.plug_after)
-        check(not b.lines("Run /init|WAITDEV-INIT-START"),
-              "init started before the console came")
-        qmp.cmd("device_add", driver="usb-serial", bus="xhci0.0",
-                chardev="us0", id="us")
-        b.wait_for("KTEST-DMESG-END", p)
-        p.wait(timeout=max(1, b.t0 + b.timeout - time.monotonic()))
-    finally:
-        if qmp:
-            qmp.close()
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+                     plan=[(args.plug_after,) + plug], name=name,
+                     timeout=180,
+                     start="waiting for console ttyUSB0 to register "
+                           "(consolewait)").run()
+    plugged = b.events[0][0]
+    check(not [t for t, _ in b.lines(r"Run /init|WAITDEV-INIT-START")
+               if t < plugged], "init started before the console came")
     r = Result(b, out)
     start = r.stamp(r"waiting for console ttyUSB0 to register")
     m = re.search(r"console ttyUSB0 registered after (\d+) ms of waiting",

@@ -397,16 +397,21 @@ def kvm_works(vmlinuz):
 
 
 class Boot:
-    """One QEMU boot. plan: [(seconds after /init started, qmp command,
-    arguments)]; devices: extra -device/-drive arguments at start.
+    """One QEMU boot. plan: [(seconds after the start marker, qmp command,
+    arguments)]; the start marker is a console line, by default the one
+    the harness's /init prints first (a kernel test may start its plan
+    at a kernel message instead); qemu_args: extra -device/-drive
+    arguments at start.
     react: None, or a function called as react(boot, qmp, t, line) for
     every console line (t: host monotonic time it arrived), in order, from
     the thread that drives QMP, after the plan is done and until QEMU
     exits: hot-plugging in answer to what the guest says."""
 
     def __init__(self, work, vmlinuz, initrd, append, qemu_args=(),
-                 plan=(), timeout=120, name="boot", react=None):
+                 plan=(), timeout=120, name="boot", react=None,
+                 start="WAITDEV-INIT-START"):
         self.work, self.name = work, name
+        self.start = start
         self.react = react
         self._new_line = threading.Condition()
         self.serial = []
@@ -443,15 +448,17 @@ class Boot:
         qmp = None
         try:
             qmp = QMP(self.qmp_path)
-            init_at = self.wait_for("WAITDEV-INIT-START", p)
+            init_at = self.wait_for(self.start, p)
             for at, cmd, args in self.plan:
                 delay = init_at + at - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
                 qmp.cmd(cmd, **args)
                 self.events.append((time.monotonic(), cmd, args))
-                log("%.2f s after /init: %s %s"
-                    % (time.monotonic() - init_at, cmd,
+                log("%.2f s after %s: %s %s"
+                    % (time.monotonic() - init_at,
+                       "/init" if self.start == "WAITDEV-INIT-START"
+                       else "the start", cmd,
                        args.get("driver", args.get("id", ""))))
             if self.react:
                 self._react_loop(p, qmp)
