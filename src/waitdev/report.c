@@ -201,6 +201,10 @@ static void seen_block(const struct device *d)
 	if (d->part_uuid)
 		snprintf(fs + strlen(fs), sizeof(fs) - strlen(fs),
 			 ", PARTUUID=%s", d->part_uuid);
+	/* root=/dev/mapper/NAME and /dev/VG/LV name this, not dm-N */
+	if (d->dm_name)
+		snprintf(fs + strlen(fs), sizeof(fs) - strlen(fs),
+			 ", /dev/mapper/%s", d->dm_name);
 	log_err("  seen block %s (%u:%u, %s%s%s%s%s%s)",
 		d->name ? d->name : "?", d->major, d->minor, size,
 		d->is_partition ? ", partition" : "", d->partname ? " \"" : "",

@@ -443,6 +443,8 @@ static void test_deadline_diagnosis(void)
 	fakesys_add_block(&r.fs, "sda", 8, 0, 2097152, NULL, true);
 	fakesys_add_block(&r.fs, "sda1", 8, 1, 2095104, "rootfs", true);
 	fakesys_add_block(&r.fs, "sr0", 11, 0, 0, NULL, true);
+	fakesys_add_block(&r.fs, "dm-0", 254, 0, 8192, NULL, true);
+	fakesys_set_dm_name(&r.fs, "dm-0", "vg-root");
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdz1",
 			 200);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
@@ -470,6 +472,10 @@ static void test_deadline_diagnosis(void)
 			       "\"rootfs\")"),
 		  "diagnosis:\n%s", text);
 	CHECK_MSG(strstr(text, "seen block sr0 (11:0, no medium)"),
+		  "diagnosis:\n%s", text);
+	/* a dm device by the name a root= would give it */
+	CHECK_MSG(strstr(text, "seen block dm-0 (254:0, 4.0 MiB, "
+			       "/dev/mapper/vg-root)"),
 		  "diagnosis:\n%s", text);
 	run_end(&r);
 }
