@@ -606,6 +606,25 @@ def _on_signal(signo, frame):
     raise SystemExit("interrupted by signal %d" % signo)
 
 
+# Host tests of two runs at once (two build directories, CI beside a
+# developer) would share loop devices, interface names and the uevent
+# stream, and fail each other: they take turns on this lock instead.
+LOCK = "/run/lock/waitdev-host-tests"
+
+
+def take_turn(name):
+    """Holds LOCK until the process exits; says so when it must wait."""
+    os.makedirs(os.path.dirname(LOCK), exist_ok=True)
+    fd = os.open(LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log("%s: another run's host test holds %s: waiting for it"
+            % (name, LOCK))
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
 def main(name, body, **host_kw):
     """Runs body(host); exit 0 only when every sub-case passed. @host_kw
     go to Host (loops=, ifprefix=)."""
@@ -613,6 +632,7 @@ def main(name, body, **host_kw):
         signal.signal(s, _on_signal)
     h = None
     status = 1
+    take_turn(name)
     try:
         h = Host(name, sys.argv, **host_kw)
         body(h)
