@@ -336,6 +336,7 @@ static void run(parse_fn parse, enum dev_kind kind, const char *text)
 	if (r < 0) {
 		FUZZ_CHECK(memchr(err, '\0', sizeof(err)) != NULL);
 		FUZZ_CHECK(err[0] != '\0');
+		FUZZ_CHECK(fuzz_message_is_clean(err));
 		FUZZ_CHECK(parse(text, &again, NULL, 0) == -EINVAL);
 		return;
 	}

@@ -42,4 +42,13 @@ static inline int fuzz_string_inside(const char *s, const void *lo,
 	return s >= l && s < h && memchr(s, '\0', (size_t)(h - s)) != NULL;
 }
 
+/* An error message: one line, no control character (escape_controls()). */
+static inline int fuzz_message_is_clean(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 #endif

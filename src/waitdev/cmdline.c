@@ -23,10 +23,8 @@ static void set_err(char *err, unsigned errsize, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || !errsize)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errsize, fmt, ap);
+	error_vformat(err, errsize, fmt, ap);
 	va_end(ap);
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "util.h"
 
 static const char *log_program = "waitdev";
 static enum log_level log_level = LOG_LVL_NOTICE;
@@ -57,7 +58,7 @@ bool log_kmsg_wanted(void)
 
 void log_msg(enum log_level level, const char *fmt, ...)
 {
-	char line[1024];
+	char raw[1024], line[1024];
 	va_list ap;
 	int saved = errno;
 	int n;
@@ -65,13 +66,14 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (level > log_level)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	n = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		goto out;
-	/* a diagnostic is one line: keep it one even if cut */
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
+	/* a diagnostic is one line, even quoting a hostile command line,
+	 * and even if cut */
+	escape_controls(raw, line, sizeof(line));
+	n = (int)strlen(line);
 	fprintf(stderr, "%s: %s\n", log_program, line);
 	if (kmsg_fd >= 0) {
 		char rec[1100];

@@ -18,11 +18,9 @@ static int spec_fail(char *err, unsigned errsize, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && errsize) {
-		va_start(ap, fmt);
-		vsnprintf(err, errsize, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	error_vformat(err, errsize, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -202,7 +200,9 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		return parse_value("PARTLABEL", text + 10, spec,
 				   SPEC_BLOCK_PARTLABEL, true, err, errsize);
 	if (has_blank(text))
-		return spec_fail(err, errsize, "device spec contains blanks");
+		return spec_fail(err, errsize,
+				 "device spec contains blanks or control "
+				 "characters");
 	if (strncmp(text, "UUID=", 5) == 0)
 		return parse_value("UUID", text + 5, spec, SPEC_BLOCK_UUID,
 				   false, err, errsize);
@@ -299,7 +299,9 @@ int spec_parse_console(const char *text, struct spec *spec, char *err,
 	if (!strscpy(spec->text, text, sizeof(spec->text)))
 		return spec_fail(err, errsize, "console spec too long");
 	if (has_blank(text))
-		return spec_fail(err, errsize, "console spec contains blanks");
+		return spec_fail(err, errsize,
+				 "console spec contains blanks or control "
+				 "characters");
 	if (strncmp(name, "/dev/", 5) == 0)
 		name += 5;
 	n = strcspn(name, ",");
@@ -367,7 +369,8 @@ int spec_parse_net(const char *text, struct spec *spec, char *err,
 		return spec_fail(err, errsize, "interface spec too long");
 	if (has_blank(text))
 		return spec_fail(err, errsize,
-				 "interface spec contains blanks");
+				 "interface spec contains blanks or "
+				 "control characters");
 	strscpy(body, text, sizeof(body));
 
 	colon = strrchr(body, ':');

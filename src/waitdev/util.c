@@ -117,6 +117,36 @@ bool udev_unescape(const char *in, char *out, size_t size)
 	return true;
 }
 
+void escape_controls(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	if (size == 0)
+		return;
+	for (; *in; in++) {
+		unsigned char c = (unsigned char)*in;
+		bool ctrl = c < 0x20 || c == 0x7f;
+
+		if (o + (ctrl ? 4 : 1) >= size)
+			break;
+		if (ctrl)
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}
+
+void error_vformat(char *err, size_t size, const char *fmt, va_list ap)
+{
+	char raw[1024];
+
+	if (!err || size == 0)
+		return;
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	escape_controls(raw, err, size);
+}
+
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = -1;

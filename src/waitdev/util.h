@@ -3,6 +3,7 @@
 #ifndef WAITDEV_UTIL_H
 #define WAITDEV_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +66,21 @@ bool relpath_is_safe(const char *p);
  * ID_FS_LABEL_ENC) into @out; false when it does not fit.
  */
 bool udev_unescape(const char *in, char *out, size_t size);
+
+/*
+ * Copies @in to @out with every control character (below 0x20, and DEL)
+ * written as udev's "\xNN", the form udev_unescape() reads: a message
+ * quoting what a user or a device gave stays one line and cannot drive
+ * the console's terminal. Cut at @size, never inside an escape.
+ */
+void escape_controls(const char *in, char *out, size_t size);
+
+/*
+ * vsnprintf() into @err (if any) through escape_controls(): how the
+ * parsers fill in the error message they return.
+ */
+void error_vformat(char *err, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Reads a whole small file into @buf (NUL-terminated); returns the length
  * or a negative errno. */

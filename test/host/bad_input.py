@@ -72,6 +72,12 @@ def cases(h):
          [r"--timeout -1", r"seconds"]),
         ([r, "--cmdline", "root=/dev/loop100 rootwait=abc"],
          [r"rootwait=abc", r"seconds"]),
+        # control characters, typed or decoded from a by-* link name's
+        # \xNN, come back as \xNN: one line, nothing for the terminal
+        ([w, "--cmdline", "root=/dev/sda\x1b[2J"] + t,
+         [r"root=/dev/sda\\x1b\[2J", r"control characters"]),
+        ([w] + n + ["--root", "/dev/disk/by-partuuid/a\\x0ab"] + t,
+         [r"'a\\x0ab'", r"not hexadecimal"]),
         ([c] + n + t, [r"no console named"]),
         ([c] + n + t + ["ttyS0", "--"], [r"--", r"no command"]),
     ]
@@ -120,6 +126,8 @@ def body(h):
             lines = p.stderr.splitlines()
             h.check(len(lines) == 1 and p.stderr.endswith("\n"),
                     "expected exactly one line on stderr", p)
+            h.check(not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", p.stderr),
+                    "a control character on stderr", p)
             h.check(lines[0].startswith(prog + ": "),
                     "expected the line to start with '%s: '" % prog, p)
             for rx in want:

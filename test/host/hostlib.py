@@ -64,7 +64,10 @@ class Failure(Exception):
 
 
 def log(msg):
-    print(msg, flush=True)
+    # a test's hostile input (bad_input.py) is logged as \xNN, not sent
+    # raw to whatever terminal shows the log
+    print(re.sub(r"[\x00-\x08\x0b-\x1f\x7f]",
+                 lambda m: "\\x%02x" % ord(m.group()), msg), flush=True)
 
 
 class Proc:

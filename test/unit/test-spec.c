@@ -210,6 +210,48 @@ static void test_parse_block(void)
 	CHECK_INT(spec.type, SPEC_NONE);
 }
 
+/*
+ * An error quotes what it was given, and a /dev/disk/by-* name is
+ * quoted after udev's \xNN escapes are decoded: a control character in
+ * it is written back as \xNN, so the message stays one line and cannot
+ * drive the console (fuzz-cmdline's finding of 2026-12-03).
+ */
+static void test_error_controls(void)
+{
+	static const struct {
+		const char *text, *expect;
+	} cases[] = {
+		{ "/dev/disk/by-partuuid/a\\x0ab", "partition UUID 'a\\x0ab' "
+						   "is not hexadecimal" },
+		{ "/dev/disk/by-partuuid/\\x1b[2J", "partition UUID '\\x1b[2J' "
+						    "is not hexadecimal" },
+		{ "/dev/sda\x1b[2J", "device spec contains blanks or control "
+				     "characters" },
+	};
+	struct spec spec;
+	char err[256];
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *p;
+
+		CHECK_INT(spec_parse_block(cases[i].text, &spec, err,
+					   sizeof(err)),
+			  -EINVAL);
+		CHECK_MSG(strstr(err, cases[i].expect), "\"%s\": message %s",
+			  cases[i].expect, err);
+		for (p = err; *p; p++)
+			CHECK_MSG((unsigned char)*p >= 0x20 && *p != 0x7f,
+				  "control character 0x%02x in \"%s\"",
+				  (unsigned char)*p, cases[i].expect);
+	}
+	/* cut to the buffer, never inside an escape */
+	CHECK_INT(spec_parse_block("/dev/disk/by-partuuid/\\x0a", &spec, err,
+				   20),
+		  -EINVAL);
+	CHECK_STR(err, "partition UUID '");
+}
+
 /* ---- spec_need / spec_kind ------------------------------------------- */
 
 static void test_need_kind(void)
@@ -1001,6 +1043,7 @@ static void test_match_sibling(void)
 int main(void)
 {
 	test_parse_block();
+	test_error_controls();
 	test_need_kind();
 	test_parse_console();
 	test_parse_net();
