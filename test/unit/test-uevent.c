@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -729,19 +730,6 @@ static void test_action_names(void)
 	CHECK_STR(uevent_action_name((enum uevent_action) - 1), "unknown");
 }
 
-/* Reads @path into a buffer with one byte to spare; NULL on error. */
-static char *read_datagram(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = f ? malloc(8192) : NULL;
-
-	if (buf)
-		*len = fread(buf, 1, 8191, f);
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 /*
  * Every real kernel datagram in the fuzz seed corpus (host-*: recorded on
  * this project's machine; qemu-*: from a QEMU boot of Debian's kernel,
@@ -758,37 +746,32 @@ static void test_recorded(const char *dir)
 	n = scandir(dir, &names, NULL, alphasort);
 	CHECK_MSG(n > 0, "%s: cannot list it", dir);
 	for (i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		char path[4096], header[4096];
+		char path[4096], header[4096], expect[4096];
+		char buf[UEVENT_RECV_SIZE + 1];
 		struct uevent ev;
-		size_t len = 0;
-		char *buf;
+		ssize_t len;
 
-		if (strncmp(name, "host-", 5) && strncmp(name, "qemu-", 5))
-			goto next;
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		buf = read_datagram(path, &len);
-		CHECK_MSG(buf && len > 0, "%s: cannot read it", path);
-		if (!buf)
-			goto next;
-		snprintf(header, sizeof(header), "%.*s", (int)len, buf);
-		seen++;
-		if (uevent_parse(buf, len, &ev) == 0) {
-			char expect[4096];
-
-			snprintf(expect, sizeof(expect), "%s@%s",
-				 uevent_action_name(ev.action), ev.devpath);
-			CHECK_MSG(strcmp(header, expect) == 0,
-				  "%s: header %s, fields say %s", name, header,
-				  expect);
-			CHECK_MSG(ev.seqnum > 0, "%s: no SEQNUM", name);
-		} else {
-			CHECK_MSG(0, "%s: a real kernel datagram refused",
-				  name);
-		}
-		free(buf);
-	next:
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		free(names[i]);
+		if (!strstr(path, "/host-") && !strstr(path, "/qemu-"))
+			continue;
+		len = read_file_at(AT_FDCWD, path, buf, sizeof(buf));
+		CHECK_MSG(len > 0, "%s: cannot read it", path);
+		if (len <= 0)
+			continue;
+		seen++;
+		/* the header: what comes before the first NUL */
+		snprintf(header, sizeof(header), "%s", buf);
+		if (uevent_parse(buf, (size_t)len, &ev) < 0) {
+			CHECK_MSG(0, "%s: a real kernel datagram refused",
+				  path);
+			continue;
+		}
+		snprintf(expect, sizeof(expect), "%s@%s",
+			 uevent_action_name(ev.action), ev.devpath);
+		CHECK_MSG(strcmp(header, expect) == 0,
+			  "%s: header %s, fields say %s", path, header, expect);
+		CHECK_MSG(ev.seqnum > 0, "%s: no SEQNUM", path);
 	}
 	free(names);
 	/* the corpus holds 18 host and 35 QEMU datagrams */
