@@ -69,24 +69,56 @@ def run(argv, **kw):
 # ---------------------------------------------------------------- kernel
 
 def newest_kernel_package():
-    out = run(["apt-cache", "search", "--names-only",
-               r"^linux-image-6\.1\.0-[0-9]+-amd64$"],
-              capture_output=True, text=True).stdout
-    names = [l.split()[0] for l in out.splitlines() if l.strip()]
-    if not names:
-        run(["apt-get", "update", "-qq"])
-        return newest_kernel_package()
-    return max(names, key=lambda n: int(n.split("-")[3]))
+    """The newest linux-image-6.1.0-N-amd64 apt knows, after one
+    apt-get update if it knows none."""
+    for attempt in range(2):
+        out = run(["apt-cache", "search", "--names-only",
+                   r"^linux-image-6\.1\.0-[0-9]+-amd64$"],
+                  capture_output=True, text=True).stdout
+        names = [l.split()[0] for l in out.splitlines() if l.strip()]
+        if names:
+            return max(names, key=lambda n: int(n.split("-")[3]))
+        if attempt == 0:
+            run(["apt-get", "update", "-qq"])
+    raise HarnessError("apt knows no linux-image-6.1.0-*-amd64 package "
+                       "(not Debian bookworm?); give --kernel and "
+                       "--modules instead")
+
+
+def given_kernel(kernel, modules):
+    """(vmlinuz, tree, KVER) for a kernel of the user's own: the version
+    is the one vmlinuz-KVER names, else the only one the tree has; the
+    tree gets modules.dep from depmod if it has none."""
+    if not modules:
+        raise HarnessError("--kernel needs --modules (a tree with "
+                           "lib/modules/VERSION)")
+    if not os.path.isfile(kernel):
+        raise HarnessError("--kernel %s: no such file" % kernel)
+    try:
+        versions = sorted(os.listdir(os.path.join(modules, "lib/modules")))
+    except OSError as e:
+        raise HarnessError("--modules %s: no lib/modules in it (%s)"
+                           % (modules, e.strerror))
+    name = os.path.basename(kernel)
+    named = name[len("vmlinuz-"):] if name.startswith("vmlinuz-") else None
+    if named in versions:
+        kver = named
+    elif len(versions) == 1:
+        kver = versions[0]
+    else:
+        raise HarnessError("--modules %s has %d kernel versions (%s); name "
+                           "the kernel vmlinuz-VERSION to choose one"
+                           % (modules, len(versions), " ".join(versions)))
+    if not os.path.exists(os.path.join(modules, "lib/modules", kver,
+                                       "modules.dep")):
+        run(["depmod", "-b", modules, kver])
+    return kernel, modules, kver
 
 
 def obtain_kernel(kernel=None, modules=None):
     """Returns (vmlinuz, modules tree root with lib/modules/KVER, KVER)."""
     if kernel:
-        if not modules:
-            raise HarnessError("--kernel needs --modules (a tree with "
-                               "lib/modules/VERSION)")
-        kver = os.listdir(os.path.join(modules, "lib/modules"))[0]
-        return kernel, modules, kver
+        return given_kernel(kernel, modules)
     pkg = newest_kernel_package()
     kver = pkg[len("linux-image-"):]
     tree = os.path.join(CACHE, pkg)
@@ -107,9 +139,20 @@ def obtain_kernel(kernel=None, modules=None):
     return vmlinuz, tree, kver
 
 
+def kernel_version(vmlinuz, tree, kver):
+    """What to log about the kernel a run boots: the Debian package and
+    its .deb (recorded when it was fetched), else the path given."""
+    try:
+        with open(os.path.join(tree, "VERSION")) as f:
+            return f.read().strip()
+    except OSError:
+        return "%s %s (given)" % (kver, vmlinuz)
+
+
 def module_closure(tree, kver, names):
-    """Paths (relative to lib/modules/KVER) of @names and what they need:
-    modules.dep, and softdeps (ext4 wants crc32c)."""
+    """Paths (relative to lib/modules/KVER) of @names and what they need
+    by modules.dep (softdeps are not followed: MODULES names crc32c,
+    which ext4 wants, itself)."""
     base = os.path.join(tree, "lib/modules", kver)
     deps, by_name = {}, {}
     with open(os.path.join(base, "modules.dep")) as f:
@@ -142,12 +185,14 @@ fstype=ext4
 bench=
 netup=
 dmlinear=
+verbose=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	rootfstype=*) fstype=${arg#rootfstype=} ;;
 	bench=*) bench=${arg#bench=} ;;
 	netup=1) netup=1 ;;
 	dmlinear=*) dmlinear=${arg#dmlinear=} ;;
+	initverbose=1) verbose=--verbose ;;
 	esac
 done
 # netup=1: what a network initramfs does, bring the first interface up
@@ -178,7 +223,8 @@ if [ -n "$bench" ] && [ -x /bench/init ]; then
 	export fstype
 	exec /bench/init "$bench"
 fi
-out=$(/sbin/waitdev --modprobe --coldplug --format shell --kmsg)
+# initverbose=1 (the demo): also the modules it loads, and why
+out=$(/sbin/waitdev --modprobe --coldplug --format shell --kmsg $verbose)
 rc=$?
 echo "WAITDEV-RC $rc $(cut -d' ' -f1 /proc/uptime)"
 echo "$out" | sed 's/^/WAITDEV-OUT /'
@@ -273,7 +319,8 @@ def build_initramfs(work, waitdev, tree, kver, extra=None):
         os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
         shutil.copy2(os.path.join(src, rel), os.path.join(dst, rel))
     for f in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
-        shutil.copy2(os.path.join(src, f), os.path.join(dst, f))
+        if os.path.exists(os.path.join(src, f)):  # a tree of one's own
+            shutil.copy2(os.path.join(src, f), os.path.join(dst, f))
     run(["depmod", "-b", root, kver])
 
     image = os.path.join(work, "initramfs.cpio.gz")
@@ -511,6 +558,19 @@ class Boot:
     def text(self):
         return "\n".join(l for _, l in self.serial)
 
+    def kmsg(self, pattern):
+        """[(guest seconds, line)] for the kernel log lines on the console
+        that match @pattern after their "[ seconds]" stamp: what reached
+        /dev/kmsg, with the kernel's time of it (waitdev's stderr copy of
+        a line has no stamp)."""
+        rx = re.compile(r"\[\s*(\d+\.\d+)\] (?:.*?)" + pattern)
+        found = []
+        for _, l in self.serial:
+            m = rx.search(l)
+            if m:
+                found.append((float(m.group(1)), l))
+        return found
+
     def guest_time(self, marker):
         """The guest's uptime printed after @marker."""
         for _, l in self.serial:
@@ -529,6 +589,7 @@ def setup(work, waitdev, kernel=None, modules=None, extra=None):
     """Kernel, initramfs and root disk for a run; returns a dict.
     extra: more files for the initramfs (see build_initramfs)."""
     vmlinuz, tree, kver = obtain_kernel(kernel, modules)
+    log("kernel: %s" % kernel_version(vmlinuz, tree, kver))
     disks = build_root_disk(work)
     return {
         "vmlinuz": vmlinuz,
