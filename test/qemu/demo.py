@@ -8,10 +8,12 @@ moment it appears, and the root's /sbin/init runs. Ends with a timeline
 in the guest's clock.
 
     demo.py [--waitdev PATH] [--plug-after S] [--quiet]
+            [--kernel VMLINUZ --modules TREE]
 """
 import argparse
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -20,7 +22,7 @@ import harness  # noqa: E402
 from harness import ROOT_UUID, usb_stick  # noqa: E402
 
 APPEND = ("console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4 "
-          "root=UUID=%s rootdelay=60" % ROOT_UUID)
+          "root=UUID=%s rootdelay=60 initverbose=1" % ROOT_UUID)
 
 
 def kernel_time(boot, pattern):
@@ -42,11 +44,25 @@ def main():
     ap.add_argument("--plug-after", type=float, default=3.0)
     ap.add_argument("--quiet", action="store_true",
                     help="do not show the guest console live")
+    ap.add_argument("--kernel", help="boot this kernel instead of "
+                    "Debian's (with --modules)")
+    ap.add_argument("--modules", help="the tree holding its "
+                    "lib/modules/VERSION")
     a = ap.parse_args()
     if not a.quiet:
         os.environ["WAITDEV_QEMU_VERBOSE"] = "1"
     work = tempfile.mkdtemp(prefix="waitdev-demo-")
-    env = harness.setup(work, a.waitdev)
+    try:
+        return demo(a, work)
+    except harness.HarnessError as e:
+        print("demo: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def demo(a, work):
+    env = harness.setup(work, a.waitdev, a.kernel, a.modules)
     print("kernel command line: %s\n" % APPEND, flush=True)
     b = harness.Boot(work, env["vmlinuz"], env["initrd"], APPEND,
                      ["-drive", "if=none,id=rootdisk,format=raw,file="
@@ -62,8 +78,11 @@ def main():
         ("kernel start", 0.0),
         ("/init start", init),
         ("stick plugged (QMP device_add)", plugged),
-        ("uevent: new USB device", kernel_time(b, r"usb \S+: new .*USB device")),
-        ("usb-storage loaded and bound", kernel_time(
+        ("kernel: new USB device (its uevent goes out)",
+         kernel_time(b, r"usb \S+: new .*USB device")),
+        ("waitdev: uevent seen, usb-storage loaded", kernel_time(
+            b, r"waitdev: loaded usb_storage for ")),
+        ("kernel: usb-storage bound to the stick", kernel_time(
             b, r"USB Mass Storage device detected")),
         ("disk and partition read", kernel_time(b, r"\bsda: sda1")),
         ("waitdev: root found", kernel_time(b, r"waitdev: root .*: found")),
