@@ -22,7 +22,8 @@ stock and with kernel/series), in QEMU, one test per invocation:
   consolewait       patched, console=ttyUSB0, usb-serial present: waitdev's
                     consolewait --timeout 0 finds the console at once (the
                     static waitdev goes into the initramfs); on stock the
-                    same call finds nothing yet (exit 1)
+                    same call finds nothing yet (exit 1), though the
+                    adapter attaches and its console registers later
   consolewait-param patched, console=ttyS0 console=ttyUSB0 consolewait: the
                     early ttyS0 does not end the wait, a usb-serial plugged
                     3 s into it does, and init gets ttyUSB0
@@ -402,17 +403,32 @@ def t_hub_timing(work, args):
 
 
 def consolewait_boot(work, variant, waitdev):
-    r = boot(work, variant, "console=ttyUSB0 ktest.consolewait=1",
+    # ktest.expect: after consolewait, the init waits (up to 10 s) for
+    # ttyUSB0 in /proc/consoles before it dumps the kernel log, so a late
+    # registration on the stock kernel is in the log. Without it the log
+    # was taken, and the machine powered off, before ttyUSB0 came:
+    # "registered at None", and an adapter that never attached would have
+    # looked the same.
+    r = boot(work, variant,
+             "console=ttyUSB0 ktest.consolewait=1 ktest.expect=ttyUSB0",
              "consolewait-" + variant, usb_serial=True, waitdev=waitdev)
     m = re.search(r"KTEST-CONSOLEWAIT rc=(\d+) from ([\d.]+) to ([\d.]+)",
                   r.boot.text())
     check(m, "consolewait did not run:\n%s" % r.boot.text()[-2000:])
     rc, t0, t1 = int(m.group(1)), float(m.group(2)), float(m.group(3))
+    reg = r.stamp(r"console \[ttyUSB0\] enabled")
     say("consolewait --timeout 0 on the %s kernel: exit %d, run from "
         "%.2f to %.2f s of uptime; ttyUSB0 registered at %s s"
-        % (variant, rc, t0, t1,
-           r.stamp(r"console \[ttyUSB0\] enabled")))
-    return r, rc
+        % (variant, rc, t0, t1, "%.2f" % reg if reg is not None else None))
+    # whatever consolewait said, the adapter must have attached and its
+    # console registered by the end of the boot: otherwise an exit 1 on
+    # the stock kernel proves nothing
+    check(reg is not None,
+          "%s: the usb-serial never registered as ttyUSB0 console" % variant)
+    check(r.consoles and re.search(r"^ttyUSB0 ", r.consoles, re.M),
+          "%s: /proc/consoles does not list ttyUSB0: %r"
+          % (variant, r.consoles))
+    return r, rc, reg
 
 
 def t_consolewait(work, args):
@@ -421,15 +437,18 @@ def t_consolewait(work, args):
     no waiting allowed); on the stock kernel the same call finds nothing
     yet, which is what it would have to wait for."""
     check(args.waitdev, "consolewait needs --waitdev (a static waitdev)")
-    r, rc = consolewait_boot(work, "patched", args.waitdev)
+    r, rc, _ = consolewait_boot(work, "patched", args.waitdev)
     check(rc == 0, "consolewait --timeout 0 did not find the console at "
           "once on the patched kernel (exit %d)" % rc)
     check("KTEST-CONSOLEWAIT-HELLO on /dev/ttyUSB0" in r.usb_serial,
           "the command consolewait ran did not write on ttyUSB0")
-    r, rc = consolewait_boot(work, "stock", args.waitdev)
+    r, rc, _ = consolewait_boot(work, "stock", args.waitdev)
     check(rc == 1, "on the stock kernel consolewait --timeout 0 exited %d, "
           "not 1: the console was there without the patch, so the "
           "patched result proves nothing" % rc)
+    check(RACE_WARNING in r.dmesg,
+          "the stock kernel did not warn %r: the race did not happen"
+          % RACE_WARNING)
 
 
 def t_consolewait_param(work, args):
