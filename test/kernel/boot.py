@@ -27,6 +27,11 @@ stock and with kernel/series), in QEMU, one test per invocation:
   consolewait-param patched, console=ttyS0 console=ttyUSB0 consolewait: the
                     early ttyS0 does not end the wait, a usb-serial plugged
                     3 s into it does, and init gets ttyUSB0
+  console-null      patched, console=null, no ttynull built in: no wait
+                    (ttynull cannot come before init)
+  default-wait      patched, console=ttyS0 console=ttyUSB0, no usb-serial,
+                    default CONFIG_PRINTK_CONSOLE_WAIT: what the default
+                    costs, asserted: the whole 1000 ms, then init on ttyS0
 
 The kernels are not built here: kernel/build does that (minutes); a missing
 kernel fails the test with the command to run. The initramfs holds only
@@ -491,6 +496,43 @@ def t_consolewait_param(work, args):
           "init's stdio is not ttyUSB0 (fds %s)" % r.fds)
 
 
+def t_console_null(work, args):
+    """console= and console=null ask for ttynull; this kernel does not
+    build it in (CONFIG_NULL_TTY is off), so it can never register before
+    init. The patch must not wait for it (before the fix: the whole
+    default 1000 ms on every such boot)."""
+    r = boot(work, "patched", "console=null", "console-null")
+    check(not re.search(WAIT_MSG, r.dmesg),
+          "the patched kernel waited for ttynull:\n%s"
+          % "\n".join(l for l in r.dmesg.splitlines() if "console" in l))
+    say("patched, console=null: no wait; /init at %.3f s"
+        % r.time_to_init())
+
+
+def t_default_wait(work, args):
+    """The documented cost of the default: with console=ttyS0
+    console=ttyUSB0 and no adapter, stock starts init on ttyS0 at once;
+    the patched kernel first waits the whole CONFIG_PRINTK_CONSOLE_WAIT
+    (1000 ms) for ttyUSB0, the preferred console, then opens ttyS0."""
+    r = boot(work, "patched", "console=ttyS0 console=ttyUSB0",
+             "default-wait")
+    start = r.stamp(r"waiting up to 1000 ms for console ttyUSB0")
+    gave_up = r.stamp(r"console ttyUSB0 did not register within 1000 ms")
+    check(start is not None and gave_up is not None,
+          "no 1000 ms wait for ttyUSB0 in the log:\n%s" % r.dmesg[-2000:])
+    waited = gave_up - start
+    say("patched, console=ttyS0 console=ttyUSB0, no usb-serial: waited "
+        "%.0f ms (from %.3f to %.3f s), /init at %.3f s; fds %s"
+        % (waited * 1000, start, gave_up, r.time_to_init(),
+           "|".join(r.fds or [])))
+    check(0.99 <= waited <= 1.0 + args.slack,
+          "waited %.3f s with the default of 1000 ms" % waited)
+    check(RACE_WARNING not in r.dmesg,
+          "no initial console although ttyS0 was there")
+    check(r.fds == ["/dev/console"] * 3,
+          "init's stdio is not /dev/console (ttyS0): %s" % r.fds)
+
+
 TESTS = {
     "stock-race": t_stock_race,
     "patched-console": t_patched_console,
@@ -499,6 +541,8 @@ TESTS = {
     "hub-timing": t_hub_timing,
     "consolewait": t_consolewait,
     "consolewait-param": t_consolewait_param,
+    "console-null": t_console_null,
+    "default-wait": t_default_wait,
 }
 
 
@@ -510,7 +554,8 @@ def main():
                     help="no-wait, hub-timing: boots per kernel or "
                     "controller count (default 5)")
     ap.add_argument("--slack", type=float, default=0.25,
-                    help="consoledelay: seconds allowed beyond 300 ms")
+                    help="consoledelay, default-wait: seconds allowed "
+                    "beyond the bound")
     ap.add_argument("--handover-noise", type=float, default=0.25,
                     help="no-wait: |patched - stock| bound on the last "
                     "initcall to init handover, s")
