@@ -22,10 +22,16 @@ stock and with kernel/series), in QEMU, one test per invocation:
   consolewait       patched, console=ttyUSB0, usb-serial present: waitdev's
                     consolewait --timeout 0 finds the console at once (the
                     static waitdev goes into the initramfs); on stock the
-                    same call finds nothing yet (exit 1)
+                    same call finds nothing yet (exit 1), though the
+                    adapter attaches and its console registers later
   consolewait-param patched, console=ttyS0 console=ttyUSB0 consolewait: the
                     early ttyS0 does not end the wait, a usb-serial plugged
                     3 s into it does, and init gets ttyUSB0
+  console-null      patched, console=null, no ttynull built in: no wait
+                    (ttynull cannot come before init)
+  default-wait      patched, console=ttyS0 console=ttyUSB0, no usb-serial,
+                    default CONFIG_PRINTK_CONSOLE_WAIT: what the default
+                    costs, asserted: the whole 1000 ms, then init on ttyS0
 
 The kernels are not built here: kernel/build does that (minutes); a missing
 kernel fails the test with the command to run. The initramfs holds only
@@ -402,17 +408,32 @@ def t_hub_timing(work, args):
 
 
 def consolewait_boot(work, variant, waitdev):
-    r = boot(work, variant, "console=ttyUSB0 ktest.consolewait=1",
+    # ktest.expect: after consolewait, the init waits (up to 10 s) for
+    # ttyUSB0 in /proc/consoles before it dumps the kernel log, so a late
+    # registration on the stock kernel is in the log. Without it the log
+    # was taken, and the machine powered off, before ttyUSB0 came:
+    # "registered at None", and an adapter that never attached would have
+    # looked the same.
+    r = boot(work, variant,
+             "console=ttyUSB0 ktest.consolewait=1 ktest.expect=ttyUSB0",
              "consolewait-" + variant, usb_serial=True, waitdev=waitdev)
     m = re.search(r"KTEST-CONSOLEWAIT rc=(\d+) from ([\d.]+) to ([\d.]+)",
                   r.boot.text())
     check(m, "consolewait did not run:\n%s" % r.boot.text()[-2000:])
     rc, t0, t1 = int(m.group(1)), float(m.group(2)), float(m.group(3))
+    reg = r.stamp(r"console \[ttyUSB0\] enabled")
     say("consolewait --timeout 0 on the %s kernel: exit %d, run from "
         "%.2f to %.2f s of uptime; ttyUSB0 registered at %s s"
-        % (variant, rc, t0, t1,
-           r.stamp(r"console \[ttyUSB0\] enabled")))
-    return r, rc
+        % (variant, rc, t0, t1, "%.2f" % reg if reg is not None else None))
+    # whatever consolewait said, the adapter must have attached and its
+    # console registered by the end of the boot: otherwise an exit 1 on
+    # the stock kernel proves nothing
+    check(reg is not None,
+          "%s: the usb-serial never registered as ttyUSB0 console" % variant)
+    check(r.consoles and re.search(r"^ttyUSB0 ", r.consoles, re.M),
+          "%s: /proc/consoles does not list ttyUSB0: %r"
+          % (variant, r.consoles))
+    return r, rc, reg
 
 
 def t_consolewait(work, args):
@@ -421,15 +442,18 @@ def t_consolewait(work, args):
     no waiting allowed); on the stock kernel the same call finds nothing
     yet, which is what it would have to wait for."""
     check(args.waitdev, "consolewait needs --waitdev (a static waitdev)")
-    r, rc = consolewait_boot(work, "patched", args.waitdev)
+    r, rc, _ = consolewait_boot(work, "patched", args.waitdev)
     check(rc == 0, "consolewait --timeout 0 did not find the console at "
           "once on the patched kernel (exit %d)" % rc)
     check("KTEST-CONSOLEWAIT-HELLO on /dev/ttyUSB0" in r.usb_serial,
           "the command consolewait ran did not write on ttyUSB0")
-    r, rc = consolewait_boot(work, "stock", args.waitdev)
+    r, rc, _ = consolewait_boot(work, "stock", args.waitdev)
     check(rc == 1, "on the stock kernel consolewait --timeout 0 exited %d, "
           "not 1: the console was there without the patch, so the "
           "patched result proves nothing" % rc)
+    check(RACE_WARNING in r.dmesg,
+          "the stock kernel did not warn %r: the race did not happen"
+          % RACE_WARNING)
 
 
 def t_consolewait_param(work, args):
@@ -472,6 +496,43 @@ def t_consolewait_param(work, args):
           "init's stdio is not ttyUSB0 (fds %s)" % r.fds)
 
 
+def t_console_null(work, args):
+    """console= and console=null ask for ttynull; this kernel does not
+    build it in (CONFIG_NULL_TTY is off), so it can never register before
+    init. The patch must not wait for it (before the fix: the whole
+    default 1000 ms on every such boot)."""
+    r = boot(work, "patched", "console=null", "console-null")
+    check(not re.search(WAIT_MSG, r.dmesg),
+          "the patched kernel waited for ttynull:\n%s"
+          % "\n".join(l for l in r.dmesg.splitlines() if "console" in l))
+    say("patched, console=null: no wait; /init at %.3f s"
+        % r.time_to_init())
+
+
+def t_default_wait(work, args):
+    """The documented cost of the default: with console=ttyS0
+    console=ttyUSB0 and no adapter, stock starts init on ttyS0 at once;
+    the patched kernel first waits the whole CONFIG_PRINTK_CONSOLE_WAIT
+    (1000 ms) for ttyUSB0, the preferred console, then opens ttyS0."""
+    r = boot(work, "patched", "console=ttyS0 console=ttyUSB0",
+             "default-wait")
+    start = r.stamp(r"waiting up to 1000 ms for console ttyUSB0")
+    gave_up = r.stamp(r"console ttyUSB0 did not register within 1000 ms")
+    check(start is not None and gave_up is not None,
+          "no 1000 ms wait for ttyUSB0 in the log:\n%s" % r.dmesg[-2000:])
+    waited = gave_up - start
+    say("patched, console=ttyS0 console=ttyUSB0, no usb-serial: waited "
+        "%.0f ms (from %.3f to %.3f s), /init at %.3f s; fds %s"
+        % (waited * 1000, start, gave_up, r.time_to_init(),
+           "|".join(r.fds or [])))
+    check(0.99 <= waited <= 1.0 + args.slack,
+          "waited %.3f s with the default of 1000 ms" % waited)
+    check(RACE_WARNING not in r.dmesg,
+          "no initial console although ttyS0 was there")
+    check(r.fds == ["/dev/console"] * 3,
+          "init's stdio is not /dev/console (ttyS0): %s" % r.fds)
+
+
 TESTS = {
     "stock-race": t_stock_race,
     "patched-console": t_patched_console,
@@ -480,6 +541,8 @@ TESTS = {
     "hub-timing": t_hub_timing,
     "consolewait": t_consolewait,
     "consolewait-param": t_consolewait_param,
+    "console-null": t_console_null,
+    "default-wait": t_default_wait,
 }
 
 
@@ -491,7 +554,8 @@ def main():
                     help="no-wait, hub-timing: boots per kernel or "
                     "controller count (default 5)")
     ap.add_argument("--slack", type=float, default=0.25,
-                    help="consoledelay: seconds allowed beyond 300 ms")
+                    help="consoledelay, default-wait: seconds allowed "
+                    "beyond the bound")
     ap.add_argument("--handover-noise", type=float, default=0.25,
                     help="no-wait: |patched - stock| bound on the last "
                     "initcall to init handover, s")
