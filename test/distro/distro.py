@@ -26,6 +26,9 @@ The scenarios (the meson suite 'distro', one test each):
   mkinitramfs-waitdev-rootdelay
         rootdelay=40 with the stick 3 s late: root's init comes seconds
         after the plug, not after init's 40 s sleep;
+  mkinitramfs-waitdev-rootdelay-fallback
+        rootdelay=20 and waitdev fails (exit 2): the hook sleeps the
+        rootdelay= it had moved aside, as stock init would have;
   dracut-waitdev-step-aside, mkinitramfs-waitdev-step-aside
         an image that can assemble roots (a stand-in /sbin/lvm, a
         local-top script): the hook says it steps aside, waitdev does not
@@ -244,6 +247,32 @@ def s_rootdelay(env):
     return c, b
 
 
+def s_rootdelay_fallback(env):
+    """init-top/waitdev moves rootdelay= aside so that init does not
+    sleep it; when waitdev then fails (exit 2) and the stock wait takes
+    over, rootdelay= must still be the stock sleep: root's init not
+    before ROOTDELAY s after init started, though the stick came at 3 s."""
+    name = "mkinitramfs-waitdev-rootdelay-fallback"
+    c = Check(name)
+    delay = 20
+    b = boot(env, name, APPEND["mkinitramfs"] +
+             " waitdev.nosuchkey=1 rootdelay=%d" % delay,
+             [(PLUG_AT, *usb_stick())])
+    start = first(b, r"WAITDEV-INIT-START")
+    init = first(b, r"ROOT-INIT-OK")
+    c.that(b.lines(r"waitdev: failed \(exit 2"),
+           "the hook says waitdev failed and the stock wait takes over")
+    c.that(b.lines(r"waitdev: sleeping rootdelay=%d as init would have"
+                   % delay), "the hook sleeps the moved-aside rootdelay=")
+    c.that(init is not None, "the stock wait booted the root")
+    c.that(init is not None and start is not None and
+           init - start >= delay,
+           "root's init came after the stock rootdelay=%d sleep (%s s "
+           "after init started)" % (delay, init - start if init and start
+                                    else None))
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -262,6 +291,8 @@ SCENARIOS = {
     "mkinitramfs-waitdev-fallback": ("mkinitramfs", True,
                                      lambda e: s_fallback(e, "mkinitramfs")),
     "mkinitramfs-waitdev-rootdelay": ("mkinitramfs", True, s_rootdelay),
+    "mkinitramfs-waitdev-rootdelay-fallback": ("mkinitramfs", True,
+                                               s_rootdelay_fallback),
     "dracut-waitdev-step-aside": ("dracut", "assembler",
                                   lambda e: s_step_aside(e, "dracut")),
     "mkinitramfs-waitdev-step-aside": (
