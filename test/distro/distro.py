@@ -32,7 +32,12 @@ The scenarios (the meson suite 'distro', one test each):
   dracut-waitdev-step-aside, mkinitramfs-waitdev-step-aside
         an image that can assemble roots (a stand-in /sbin/lvm, a
         local-top script): the hook says it steps aside, waitdev does not
-        wait, and the stock wait boots the late stick.
+        wait, and the stock wait boots the late stick;
+  dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
+        the hooks installed and enabled (dracut: add_dracutmodules in a
+        conf file) with no waitdev binary: the build succeeds with a
+        warning naming the binary, and the image holds no waitdev (built,
+        not booted).
 
 Times are the host's (time.monotonic() of the hot-plug and of each console
 line as it arrived), with tolerances for TCG on a loaded machine. Exit 0
@@ -247,6 +252,34 @@ def s_rootdelay(env):
     return c, b
 
 
+def s_nobinary(env, tool):
+    """The hooks are installed and enabled the way a user does it
+    (dracut: add_dracutmodules+=" waitdev " in a conf file), but there
+    is no waitdev binary: the image still builds, the build warns naming
+    the binary it looked for, and the image has no waitdev in it (the
+    two initramfs-tools scripts are in it: they see no /sbin/waitdev and
+    do nothing). Only built, not booted."""
+    name = "%s-waitdev-nobinary" % tool
+    c = Check(name)
+    out = env["output"]
+    harness.log("%s: build output:\n%s" % (name, out.strip()))
+    c.that(re.search(r"waitdev: no waitdev binary \(%s\)"
+                     % re.escape(env["nobinary"]), out),
+           "the build warns that there is no waitdev binary, naming it")
+    files = images.image_files(env["initrd"])
+    c.that(not any(f.endswith("sbin/waitdev") for f in files),
+           "no waitdev binary in the image")
+    if tool == "dracut":
+        # the test's own start marker is 00-waitdev-test-start.sh
+        hooks = [f for f in files if "/hooks/" in "/" + f and
+                 "waitdev" in os.path.basename(f) and
+                 "waitdev-test-start" not in f]
+        c.that(not hooks, "no waitdev hook in the image (%s)" % hooks)
+        c.that("cannot be found or installed" not in out,
+               "dracut does not call the module missing")
+    return c, None
+
+
 def s_rootdelay_fallback(env):
     """init-top/waitdev moves rootdelay= aside so that init does not
     sleep it; when waitdev then fails (exit 2) and the stock wait takes
@@ -297,6 +330,10 @@ SCENARIOS = {
                                   lambda e: s_step_aside(e, "dracut")),
     "mkinitramfs-waitdev-step-aside": (
         "mkinitramfs", "assembler", lambda e: s_step_aside(e, "mkinitramfs")),
+    "dracut-waitdev-nobinary": ("dracut", "nobinary",
+                                lambda e: s_nobinary(e, "dracut")),
+    "mkinitramfs-waitdev-nobinary": (
+        "mkinitramfs", "nobinary", lambda e: s_nobinary(e, "mkinitramfs")),
 }
 
 
@@ -343,14 +380,17 @@ def main():
             if key not in built:
                 built[key] = images.build(
                     tool, work, waitdev if with_waitdev else None,
-                    a.kernel, a.modules, with_waitdev == "assembler")
+                    a.kernel, a.modules, with_waitdev == "assembler",
+                    with_waitdev == "nobinary")
             env = dict(built[key], disk=disk, other=other)
             c, b = run(env)
+            text = b.text() if b else env["output"]
             with open(os.path.join(work, name + ".log"), "w") as f:
-                f.write(b.text() + "\n")
+                f.write(text + "\n")
             if c.failures:
                 failed.append(name)
-                print("--- %s console ---\n%s\n---" % (name, b.text()[-6000:]))
+                print("--- %s %s ---\n%s\n---" % (
+                    name, "console" if b else "build output", text[-6000:]))
             print("%s: %s" % (name, "FAIL: " + "; ".join(c.failures)
                               if c.failures else "ok"), flush=True)
     except HarnessError as e:
