@@ -10,8 +10,9 @@ system on a USB stick by root=UUID=.
 
 The scenarios (the meson suite 'distro', one test each):
   dracut-waitdev-late, mkinitramfs-waitdev-late
-        the stick is plugged 3 s after init starts; the root's /sbin/init
-        runs, and waitdev is what found the root;
+        the stick is plugged 10 s after init starts; the root's /sbin/init
+        runs, and waitdev is what found the root: it was waiting before
+        the plug and found the disk after it;
   dracut-stock-late, mkinitramfs-stock-late
         the same images without waitdev, booted the same way: the stock
         waits still work (and these images hold no waitdev);
@@ -26,10 +27,18 @@ The scenarios (the meson suite 'distro', one test each):
   mkinitramfs-waitdev-rootdelay
         rootdelay=40 with the stick 3 s late: root's init comes seconds
         after the plug, not after init's 40 s sleep;
+  mkinitramfs-waitdev-rootdelay-fallback
+        rootdelay=20 and waitdev fails (exit 2): the hook sleeps the
+        rootdelay= it had moved aside, as stock init would have;
   dracut-waitdev-step-aside, mkinitramfs-waitdev-step-aside
         an image that can assemble roots (a stand-in /sbin/lvm, a
         local-top script): the hook says it steps aside, waitdev does not
-        wait, and the stock wait boots the late stick.
+        wait, and the stock wait boots the late stick;
+  dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
+        the hooks installed and enabled (dracut: add_dracutmodules in a
+        conf file) with no waitdev binary: the build succeeds with a
+        warning naming the binary, and the image holds no waitdev (built,
+        not booted).
 
 Times are the host's (time.monotonic() of the hot-plug and of each console
 line as it arrived), with tolerances for TCG on a loaded machine. Exit 0
@@ -48,6 +57,11 @@ from images import harness  # noqa: E402
 from harness import ROOT_UUID, HarnessError, usb_stick  # noqa: E402
 
 PLUG_AT = 3.0
+# The *-late scenarios plug later: under TCG both tools take more than
+# 3 s from init's start to their wait for root (udev, module loading),
+# so a stick plugged at 3 s is there before anything waits for it, and
+# the boot would not show that waitdev's wait ends on the disk's event.
+LATE_PLUG_AT = 10.0
 DRIVE = ["-drive", "if=none,id=rootdisk,format=raw,file=%(disk)s"]
 XHCI = ["-device", "qemu-xhci,id=xhci"]
 OTHER_STICK = ["-drive", "if=none,id=other,format=raw,file=%(other)s",
@@ -125,7 +139,7 @@ def boot_late(env, tool, name, plug_at=PLUG_AT):
 def s_late(env, tool, with_waitdev):
     name = "%s-%s-late" % (tool, "waitdev" if with_waitdev else "stock")
     c = Check(name)
-    b, took = boot_late(env, tool, name)
+    b, took = boot_late(env, tool, name, LATE_PLUG_AT)
     text = b.text()
     c.that("ROOT-INIT-OK" in text, "the root's /sbin/init ran")
     # TCG: USB enumeration, the tool's udev and mount take seconds here
@@ -133,10 +147,26 @@ def s_late(env, tool, with_waitdev):
            "root's init within 30 s of the plug (took %s s)" % took)
     c.that("Kernel panic" not in text, "no kernel panic")
     if with_waitdev:
-        found = first(b, r"waitdev: root \S+: found /dev/sda1")
-        c.that(found is not None, "waitdev's log says it found the root")
-        c.that(found is not None and found - b.events[0][0] < 15,
-               "waitdev found it within 15 s of the plug")
+        lines = b.lines(r"waitdev: root \S+: found /dev/sda1 after "
+                        r"([0-9.]+) s")
+        c.that(lines, "waitdev's log says it found the root")
+        plugged = b.events[0][0] if b.events else None
+        if lines and plugged:
+            found = lines[0][0]
+            waited = float(re.search(r"after ([0-9.]+) s",
+                                     lines[0][1]).group(1))
+            # "after N s" counts from waitdev's start: it was waiting
+            # before the stick was plugged, and the wait ended on the
+            # disk's event, not on a look that found it already there
+            c.that(found - waited < plugged,
+                   "waitdev was waiting before the plug (started %.2f s "
+                   "before it)" % (plugged - (found - waited)))
+            c.that(found > plugged,
+                   "waitdev found the root after the plug (%.2f s)"
+                   % (found - plugged))
+            c.that(found - plugged < 15,
+                   "waitdev found it within 15 s of the plug (%.2f s)"
+                   % (found - plugged))
         c.that(not b.lines(r"Gave up waiting|Could not boot|"
                            r"waitdev: failed|waitdev: .*missing"),
                "no stock wait, fallback or rescue")
@@ -244,6 +274,60 @@ def s_rootdelay(env):
     return c, b
 
 
+def s_nobinary(env, tool):
+    """The hooks are installed and enabled the way a user does it
+    (dracut: add_dracutmodules+=" waitdev " in a conf file), but there
+    is no waitdev binary: the image still builds, the build warns naming
+    the binary it looked for, and the image has no waitdev in it (the
+    two initramfs-tools scripts are in it: they see no /sbin/waitdev and
+    do nothing). Only built, not booted."""
+    name = "%s-waitdev-nobinary" % tool
+    c = Check(name)
+    out = env["output"]
+    harness.log("%s: build output:\n%s" % (name, out.strip()))
+    c.that(re.search(r"waitdev: no waitdev binary \(%s\)"
+                     % re.escape(env["nobinary"]), out),
+           "the build warns that there is no waitdev binary, naming it")
+    files = images.image_files(env["initrd"])
+    c.that(not any(f.endswith("sbin/waitdev") for f in files),
+           "no waitdev binary in the image")
+    if tool == "dracut":
+        # the test's own start marker is 00-waitdev-test-start.sh
+        hooks = [f for f in files if "/hooks/" in "/" + f and
+                 "waitdev" in os.path.basename(f) and
+                 "waitdev-test-start" not in f]
+        c.that(not hooks, "no waitdev hook in the image (%s)" % hooks)
+        c.that("cannot be found or installed" not in out,
+               "dracut does not call the module missing")
+    return c, None
+
+
+def s_rootdelay_fallback(env):
+    """init-top/waitdev moves rootdelay= aside so that init does not
+    sleep it; when waitdev then fails (exit 2) and the stock wait takes
+    over, rootdelay= must still be the stock sleep: root's init not
+    before ROOTDELAY s after init started, though the stick came at 3 s."""
+    name = "mkinitramfs-waitdev-rootdelay-fallback"
+    c = Check(name)
+    delay = 20
+    b = boot(env, name, APPEND["mkinitramfs"] +
+             " waitdev.nosuchkey=1 rootdelay=%d" % delay,
+             [(PLUG_AT, *usb_stick())])
+    start = first(b, r"WAITDEV-INIT-START")
+    init = first(b, r"ROOT-INIT-OK")
+    c.that(b.lines(r"waitdev: failed \(exit 2"),
+           "the hook says waitdev failed and the stock wait takes over")
+    c.that(b.lines(r"waitdev: sleeping rootdelay=%d as init would have"
+                   % delay), "the hook sleeps the moved-aside rootdelay=")
+    c.that(init is not None, "the stock wait booted the root")
+    c.that(init is not None and start is not None and
+           init - start >= delay,
+           "root's init came after the stock rootdelay=%d sleep (%s s "
+           "after init started)" % (delay, init - start if init and start
+                                    else None))
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -262,10 +346,16 @@ SCENARIOS = {
     "mkinitramfs-waitdev-fallback": ("mkinitramfs", True,
                                      lambda e: s_fallback(e, "mkinitramfs")),
     "mkinitramfs-waitdev-rootdelay": ("mkinitramfs", True, s_rootdelay),
+    "mkinitramfs-waitdev-rootdelay-fallback": ("mkinitramfs", True,
+                                               s_rootdelay_fallback),
     "dracut-waitdev-step-aside": ("dracut", "assembler",
                                   lambda e: s_step_aside(e, "dracut")),
     "mkinitramfs-waitdev-step-aside": (
         "mkinitramfs", "assembler", lambda e: s_step_aside(e, "mkinitramfs")),
+    "dracut-waitdev-nobinary": ("dracut", "nobinary",
+                                lambda e: s_nobinary(e, "dracut")),
+    "mkinitramfs-waitdev-nobinary": (
+        "mkinitramfs", "nobinary", lambda e: s_nobinary(e, "mkinitramfs")),
 }
 
 
@@ -312,14 +402,17 @@ def main():
             if key not in built:
                 built[key] = images.build(
                     tool, work, waitdev if with_waitdev else None,
-                    a.kernel, a.modules, with_waitdev == "assembler")
+                    a.kernel, a.modules, with_waitdev == "assembler",
+                    with_waitdev == "nobinary")
             env = dict(built[key], disk=disk, other=other)
             c, b = run(env)
+            text = b.text() if b else env["output"]
             with open(os.path.join(work, name + ".log"), "w") as f:
-                f.write(b.text() + "\n")
+                f.write(text + "\n")
             if c.failures:
                 failed.append(name)
-                print("--- %s console ---\n%s\n---" % (name, b.text()[-6000:]))
+                print("--- %s %s ---\n%s\n---" % (
+                    name, "console" if b else "build output", text[-6000:]))
             print("%s: %s" % (name, "FAIL: " + "; ".join(c.failures)
                               if c.failures else "ok"), flush=True)
     except HarnessError as e:

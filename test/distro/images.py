@@ -94,17 +94,27 @@ ln -s {tree}/lib/modules/{kver} /usr/lib/modules/{kver}
     return p.stdout
 
 
-def build_dracut(work, tree, kver, waitdev, out, assembler=False):
+def build_dracut(work, tree, kver, waitdev, out, assembler=False,
+                 hooks=None):
     """dracut's shell initrd; with waitdev when @waitdev is a path; with
-    a stand-in /sbin/lvm when @assembler."""
+    a stand-in /sbin/lvm when @assembler. The module comes in the way a
+    user asks for it, add_dracutmodules+=" waitdev " in a dracut.conf.d
+    file, with the hooks installed when @hooks (default: with waitdev);
+    @waitdev may then name a binary that does not exist. Returns
+    dracut's output."""
     need("dracut", "dracut-core")
+    if hooks is None:
+        hooks = bool(waitdev)
     d = os.path.join(work, "dracut-files")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "confdir"))
     marker = os.path.join(d, "00-waitdev-test-start.sh")
     with open(marker, "w") as f:
         f.write(DRACUT_MARKER)
-    modules = DRACUT_MODULES + (" waitdev" if waitdev else "")
+    if hooks:
+        with open(os.path.join(d, "confdir", "waitdev.conf"), "w") as f:
+            f.write('add_dracutmodules+=" waitdev "\n')
+    modules = DRACUT_MODULES
     lvm = ""
     if assembler:
         path = os.path.join(d, "lvm")
@@ -113,7 +123,7 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False):
         os.chmod(path, 0o755)
         lvm = "--include %s /sbin/lvm " % path
     script = ""
-    if waitdev:
+    if hooks:
         script += "cp -r %s /usr/lib/dracut/modules.d/90waitdev\n" % (
             os.path.join(SRCDIR, "hooks/dracut/90waitdev"))
     script += (
@@ -125,14 +135,21 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False):
                                drivers=" ".join(DRIVERS), marker=marker,
                                out=out, lvm=lvm)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
-    in_namespace(work, tree, kver, script, env)
-    check_image(out, waitdev)
+    text = in_namespace(work, tree, kver, script, env)
+    check_image(out, waitdev and os.path.exists(waitdev))
+    return text
 
 
-def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False):
+def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
+                      hooks=None):
     """initramfs-tools' image (busybox, udev); with waitdev when
-    @waitdev is a path; with a local-top script when @assembler."""
+    @waitdev is a path; with a local-top script when @assembler; with
+    the hooks installed when @hooks (default: with waitdev), @waitdev may
+    then name a binary that does not exist. Returns mkinitramfs's
+    output."""
     need("mkinitramfs", "initramfs-tools-core")
+    if hooks is None:
+        hooks = bool(waitdev)
     conf = os.path.join(work, "initramfs-tools")
     shutil.rmtree(conf, ignore_errors=True)
     os.makedirs(os.path.join(conf, "conf.d"))
@@ -157,7 +174,7 @@ def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False):
             f.write(ASSEMBLER)
         os.chmod(path, 0o755)
     script = ""
-    if waitdev:
+    if hooks:
         src = os.path.join(SRCDIR, "hooks/initramfs-tools")
         script += ("cp {s}/hooks/waitdev /usr/share/initramfs-tools/hooks/\n"
                    "mkdir -p /usr/share/initramfs-tools/scripts/init-premount\n"
@@ -169,8 +186,9 @@ def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False):
     script += "mkinitramfs -d {conf} -o {out} {kver}\n".format(
         conf=conf, out=out, kver=kver)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
-    in_namespace(work, tree, kver, script, env)
-    check_image(out, waitdev)
+    text = in_namespace(work, tree, kver, script, env)
+    check_image(out, waitdev and os.path.exists(waitdev))
+    return text
 
 
 def image_files(image):
@@ -196,10 +214,10 @@ def image_files(image):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check_image(image, waitdev):
+def check_image(image, waitdev, files=None):
     """The image holds waitdev exactly when it was meant to: a test of a
     stock image that contained waitdev after all would prove nothing."""
-    files = image_files(image)
+    files = files if files is not None else image_files(image)
     has = any(f.endswith("sbin/waitdev") for f in files)
     if has != bool(waitdev):
         raise HarnessError("%s: waitdev %s in the image" %
@@ -212,16 +230,24 @@ def check_image(image, waitdev):
 BUILDERS = {"dracut": build_dracut, "mkinitramfs": build_mkinitramfs}
 
 
-def build(tool, work, waitdev, kernel=None, modules=None, assembler=False):
+def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
+          nobinary=False):
     """Build the image of @tool (with waitdev when @waitdev is a path;
-    able to assemble roots, as with lvm2 or cryptroot, when @assembler);
-    returns the harness environment for booting it."""
+    able to assemble roots, as with lvm2 or cryptroot, when @assembler;
+    with the hooks installed but no waitdev binary to be found when
+    @nobinary); returns the harness environment for booting it, with
+    the generator's output under "output"."""
     vmlinuz, tree, kver = harness.obtain_kernel(kernel, modules)
     os.makedirs(work, exist_ok=True)
     out = os.path.join(work, "%s-%s%s.img" % (
-        tool, "waitdev" if waitdev else "stock",
+        tool, "nobinary" if nobinary else "waitdev" if waitdev else "stock",
         "-assembler" if assembler else ""))
-    if waitdev:
+    if nobinary:
+        # where the hooks are told to look, and find nothing
+        waitdev = os.path.join(work, "no-such-dir", "waitdev")
+    elif waitdev:
         harness.check_static(waitdev)
-    BUILDERS[tool](work, tree, kver, waitdev, out, assembler)
-    return {"vmlinuz": vmlinuz, "kver": kver, "initrd": out, "work": work}
+    text = BUILDERS[tool](work, tree, kver, waitdev, out, assembler,
+                          hooks=bool(waitdev))
+    return {"vmlinuz": vmlinuz, "kver": kver, "initrd": out, "work": work,
+            "output": text, "nobinary": waitdev if nobinary else None}

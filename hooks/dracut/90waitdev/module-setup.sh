@@ -18,14 +18,12 @@ waitdev_binary() {
 
 # called by dracut
 check() {
-    local bin
-    bin=$(waitdev_binary)
-    if ! [[ -x $bin ]]; then
-        dwarn "waitdev: no waitdev binary (${bin:-not in PATH}); module not included"
-        return 1
-    fi
     # Only when asked for (add_dracutmodules+=" waitdev "): it changes
-    # how every boot waits, which is the admin's call.
+    # how every boot waits, which is the admin's call.  A missing binary
+    # is not checked here: for a module that was asked for, dracut takes
+    # any other answer than 0 or 255 as fatal ("cannot be found or
+    # installed") and the whole image fails to build.  install() leaves
+    # everything out instead, and the image waits the stock way.
     return 255
 }
 
@@ -45,7 +43,19 @@ install() {
         dinfo "waitdev: systemd initrd: device units wait already; nothing installed"
         return 0
     fi
-    inst_binary "$(waitdev_binary)" /usr/sbin/waitdev
+    local bin
+    bin=$(waitdev_binary)
+    if ! [[ -x $bin ]]; then
+        dwarn "waitdev: no waitdev binary (${bin:-not in PATH, nor /usr/local/sbin/waitdev}); nothing installed, the image waits for root the stock way"
+        return 0
+    fi
+    # inst_binary, not inst_multiple: inst_multiple installs a file under
+    # its own path, and the binary may be /usr/local/sbin/waitdev (meson's
+    # default) or $WAITDEV_BINARY anywhere, neither in the initrd's PATH
+    # (/usr/sbin:/usr/bin:/sbin:/bin).  inst_binary takes a destination,
+    # and brings the libraries of a dynamic waitdev along as inst_multiple
+    # would.
+    inst_binary "$bin" /usr/sbin/waitdev
     # 00: first in the initqueue, before the jobs of other modules poll
     inst_hook initqueue 00 "$moddir/waitdev-root.sh"
 }

@@ -7,11 +7,78 @@
 # init's main loop sources this file (job=$job . "$job"), so it runs in
 # init's shell: it can set root and main_loop, and must not exit.
 
+# The kernel's part of the command line $1: the words before a "--" that
+# is not inside double quotes, as the kernel and waitdev read it (init's
+# arguments follow it, and waitdev stops reading there).  An unclosed
+# quote is closed, so that nothing appended after it is swallowed.
+waitdev_kernel_part() {
+    # shellcheck disable=SC3043
+    local w rest q=0 part="" noglob=""
+    case $- in *f*) noglob=1 ;; esac
+    set -f
+    for w in $1; do
+        if [ "$q" = 0 ]; then
+            case $w in -- | '"--"') break ;; esac
+        fi
+        part="$part $w"
+        # each double quote opens or closes a quoted stretch
+        rest=$w
+        while :; do
+            case $rest in
+                *\"*)
+                    rest=${rest#*\"}
+                    q=$((1 - q))
+                    ;;
+                *) break ;;
+            esac
+        done
+    done
+    [ -n "$noglob" ] || set +f
+    [ "$q" = 0 ] || part="$part\""
+    printf '%s' "$part"
+}
+
+# The last waitdev.net= of the kernel's part $1 with every :up and
+# :carrier dropped (empty when there is none, or none has a state).
+# dracut brings interfaces up (network-legacy's ifup, NetworkManager) in
+# initqueue jobs of its main loop, which this job holds up while it
+# waits: waiting here for a link state would sit out waitdev's net
+# deadline.  Waiting for the interface to exist needs only the kernel
+# and udevd, which run meanwhile.
+waitdev_net_presence() {
+    # shellcheck disable=SC3043
+    local w net="" rest s presence="" strip="" noglob=""
+    case $- in *f*) noglob=1 ;; esac
+    set -f
+    for w in $1; do
+        case $w in
+            waitdev.net=*) net=${w#waitdev.net=} ;;
+        esac
+    done
+    [ -n "$noglob" ] || set +f
+    net=${net#\"}
+    net=${net%\"}
+    rest=$net
+    while [ -n "$rest" ]; do
+        s=${rest%%,*}
+        case $rest in
+            *,*) rest=${rest#*,} ;;
+            *) rest="" ;;
+        esac
+        case $s in
+            *:up) s=${s%:up} strip=1 ;;
+            *:carrier) s=${s%:carrier} strip=1 ;;
+        esac
+        presence="${presence:+$presence,}$s"
+    done
+    [ -z "$strip" ] || printf '%s' "$presence"
+}
+
 waitdev_root() {
     # local, as dracut's own scripts use it (dash, bash and busybox have
     # it): this runs in init's shell and must not leave names behind
     # shellcheck disable=SC3043
-    local spec out rc secs log=/run/initramfs/waitdev.log
+    local spec out rc secs tool cmdline net log=/run/initramfs/waitdev.log
 
     # Only a block root (parse-block.sh made it "block:DEV"); nfs:,
     # live:, iscsi: and the like are other modules' business.
@@ -41,9 +108,17 @@ waitdev_root() {
     secs=$((RDRETRY / 3))
     # getcmdline: /proc/cmdline with /etc/cmdline.d, as dracut sees it;
     # waitdev.root= is dracut's root, which takes precedence over root=.
-    out=$(waitdev --kmsg --format shell \
-        --cmdline "$(getcmdline) waitdev.root=$spec rootwait=$secs" \
-        2>> "$log")
+    # These settings go after the kernel's part of it: after a "--"
+    # (init's arguments follow) waitdev would not read them, and a
+    # kernel-style rootwait before it would make the wait endless.
+    cmdline=$(waitdev_kernel_part "$(getcmdline)")
+    cmdline="$cmdline waitdev.root=$spec rootwait=$secs"
+    net=$(waitdev_net_presence "$cmdline")
+    if [ -n "$net" ]; then
+        info "waitdev: waiting for interfaces $net to exist; dracut's network jobs bring them up"
+        cmdline="$cmdline waitdev.net=$net"
+    fi
+    out=$(waitdev --kmsg --format shell --cmdline "$cmdline" 2>> "$log")
     rc=$?
     case $rc in
         0 | 1) ;;

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+The dracut initqueue job hooks/dracut/90waitdev/waitdev-root.sh, sourced
+the way dracut's init sources it, by every POSIX shell at hand (dash,
+bash, busybox sh), with dracut's functions stubbed and the real waitdev
+waiting on a fake sysfs and an injected (here silent) uevent feed:
+
+    dracut_root.py WAITDEV HOOK
+
+- "--" on the command line (init's arguments follow) with a plain
+  rootwait before it: the job's own settings (waitdev.root=, rootwait=)
+  still count, so waitdev gives up at the job's deadline instead of
+  waiting forever; also with a "--" inside quotes, which is no separator;
+- the root there: the job hands dracut the node found;
+- waitdev.net= with :up and :carrier: waitdev waits only for the
+  interfaces to exist (dracut's network jobs, which the job holds up,
+  would bring them up), so a down interface does not hold the job for
+  waitdev's net deadline;
+- the job leaves none of its names in init's shell.
+
+Standard library only; no root needed. Exit 0 when every case passed.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+STUBS = r"""
+getcmdline() { printf '%s' "$TEST_CMDLINE"; }
+warn() { echo "warn: $*"; }
+info() { echo "info: $*"; }
+cancel_wait_for_dev() { echo "cancel_wait_for_dev $1"; }
+wait_for_dev() { echo "wait_for_dev $1"; }
+RDRETRY=3        # rd.retry=1.5: the job's root deadline is 1 s
+main_loop=0
+root="$TEST_ROOT"
+job="$TEST_JOB"
+"""
+AFTER = r"""
+echo "RESULT root=$root main_loop=$main_loop"
+for v in spec out rc secs tool cmdline net log w rest q part noglob \
+        presence strip s; do
+    eval "[ -z \"\${$v+set}\" ] || echo \"LEAKED $v\""
+done
+"""
+
+
+def add_device(sysfs, subsystem, name, uevent, files=None):
+    d = os.path.join(sysfs, "devices", "virtual", subsystem, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "uevent"), "w") as f:
+        f.write(uevent)
+    for fname, text in (files or {}).items():
+        with open(os.path.join(d, fname), "w") as f:
+            f.write(text + "\n")
+    cls = os.path.join(sysfs, "class", subsystem)
+    os.makedirs(cls, exist_ok=True)
+    os.symlink(os.path.join("..", "..", "devices", "virtual", subsystem,
+                            name), os.path.join(cls, name))
+
+
+def make_sysfs(top, root=False, net=False):
+    sysfs = os.path.join(top, "sys")
+    for c in ("block", "tty", "net"):
+        os.makedirs(os.path.join(sysfs, "class", c))
+    if root:
+        add_device(sysfs, "block", "sdq1",
+                   "MAJOR=259\nMINOR=7\nDEVNAME=sdq1\nDEVTYPE=partition\n"
+                   "PARTN=1\n", {"size": "2048"})
+    if net:
+        # down: flags without IFF_UP, no carrier
+        add_device(sysfs, "net", "eth9", "INTERFACE=eth9\nIFINDEX=9\n",
+                   {"address": "52:54:00:12:34:56", "flags": "0x1002",
+                    "operstate": "down"})
+        add_device(sysfs, "net", "eth8", "INTERFACE=eth8\nIFINDEX=8\n",
+                   {"address": "52:54:00:12:34:57", "flags": "0x1002",
+                    "operstate": "down"})
+    return sysfs
+
+
+def run_job(shell, waitdev, hook, cmdline, sysfs, top, root, bound):
+    """Source the job in @shell; returns (output, seconds, waitdev's
+    arguments)."""
+    stubdir = os.path.join(top, "bin")
+    os.makedirs(stubdir, exist_ok=True)
+    # PATH holds only these: no lvm, mdadm, ... of the host (the job
+    # would step aside)
+    rm = shutil.which("rm")
+    if not os.path.exists(os.path.join(stubdir, "rm")):
+        os.symlink(rm, os.path.join(stubdir, "rm"))
+    feed_r, feed_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    argsfile = os.path.join(top, "args")
+    with open(os.path.join(stubdir, "waitdev"), "w") as f:
+        # the real waitdev on the fake system; --no-kmsg last: the job
+        # asks for --kmsg, which would write into the host's kernel log
+        f.write("#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s'\n"
+                "exec '%s' --sysfs '%s' --uevent-fd %d \"$@\" --no-kmsg\n"
+                % (argsfile, waitdev, sysfs, feed_r.fileno()))
+    os.chmod(os.path.join(stubdir, "waitdev"), 0o755)
+    job = os.path.join(top, "00-waitdev-root.sh")
+    shutil.copy(hook, job)
+    os.makedirs(os.path.join(top, "run", "initramfs"), exist_ok=True)
+    script = STUBS + '. "$job"\n' + AFTER
+    env = {"PATH": stubdir, "TEST_CMDLINE": cmdline, "TEST_ROOT": root,
+           "TEST_JOB": job}
+    # the job logs to /run/initramfs/waitdev.log: point it into @top
+    hooktext = open(job).read().replace(
+        "/run/initramfs/waitdev.log",
+        os.path.join(top, "run", "initramfs", "waitdev.log"))
+    with open(job, "w") as f:
+        f.write(hooktext)
+    start = time.monotonic()
+    try:
+        p = subprocess.run(shell + [script], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=bound,
+                           pass_fds=[feed_r.fileno()])
+        out = p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) \
+            else (e.stdout or "")
+        out += "\n(TIMEOUT after %d s)" % bound
+    took = time.monotonic() - start
+    feed_r.close()
+    feed_w.close()
+    try:
+        with open(argsfile) as f:
+            args = f.read().splitlines()
+        os.unlink(argsfile)
+    except FileNotFoundError:
+        args = []
+    log = os.path.join(top, "run", "initramfs", "waitdev.log")
+    if os.path.exists(log):
+        with open(log) as f:
+            out += "\n[waitdev.log]\n" + f.read()
+        os.unlink(log)
+    return out, took, args
+
+
+def shells():
+    found = []
+    for name, argv in (("dash", ["dash", "-c"]), ("bash", ["bash", "-c"]),
+                       ("busybox", ["busybox", "sh", "-c"])):
+        path = shutil.which(argv[0])
+        if path:
+            found.append((name, [path] + argv[1:]))
+    return found
+
+
+def main():
+    waitdev, hook = sys.argv[1], sys.argv[2]
+    failures = []
+
+    def check(name, cond, what, out):
+        if not cond:
+            failures.append("%s: %s" % (name, what))
+            print("FAIL %s: %s\n--- output ---\n%s\n---" % (name, what, out))
+
+    cases = [
+        # name, cmdline, root, sysfs contents, expectations
+        ("dashdash", "console=ttyS0 root=/dev/sdq1 rootwait ro -- single",
+         "block:/dev/sdq1", {}, "gave-up"),
+        ("quoted-dashdash",
+         'root=/dev/sdq1 foo="a -- b" rootwait -- single',
+         "block:/dev/sdq1", {}, "gave-up"),
+        ("found", "root=/dev/sdq1 rootwait -- single", "block:/dev/sdq1",
+         {"root": True}, "found"),
+        ("net-presence",
+         "root=/dev/sdq1 waitdev.net=eth9:up,52:54:00:12:34:57:carrier",
+         "block:/dev/sdq1", {"root": True, "net": True},
+         "found"),
+    ]
+    sh = shells()
+    if not sh:
+        print("no POSIX shell found")
+        return 1
+    for shname, argv in sh:
+        for name, cmdline, root, fs, want in cases:
+            cname = "%s/%s" % (shname, name)
+            top = tempfile.mkdtemp(prefix="waitdev-dracut-root-")
+            try:
+                sysfs = make_sysfs(top, **fs)
+                # gave up: the 1 s deadline, then the job returns; found:
+                # at once. Never the net deadline (30 s) or forever.
+                out, took, args = run_job(argv, waitdev, hook, cmdline,
+                                          sysfs, top, root, 15)
+            finally:
+                shutil.rmtree(top, ignore_errors=True)
+            print("%s: %.2f s" % (cname, took))
+            check(cname, "TIMEOUT" not in out and took < 8,
+                  "the job returns within 8 s (took %.2f s)" % took, out)
+            check(cname, "LEAKED" not in out,
+                  "no names left in init's shell", out)
+            check(cname, "waitdev: failed" not in out,
+                  "waitdev did not fail", out)
+            text = args[args.index("--cmdline") + 1] \
+                if "--cmdline" in args else ""
+            check(cname, " -- " not in " %s " % text.replace('"a -- b"', ""),
+                  "the command line given to waitdev stops before the "
+                  "kernel's \"--\" (%r)" % text, out)
+            if want == "gave-up":
+                check(cname, "RESULT root=block:/dev/sdq1 main_loop=2" in out,
+                      "gave up: root unchanged, main_loop at the timeout "
+                      "jobs (2/3 of RDRETRY)", out)
+                check(cname, "root /dev/sdq1: missing after 1.0" in out,
+                      "waitdev's root deadline is the job's (1 s)", out)
+                check(cname, took > 0.9, "waitdev did wait (%.2f s)" % took,
+                      out)
+            else:
+                check(cname, "RESULT root=block:/dev/sdq1 main_loop=0" in out
+                      and "wait_for_dev /dev/sdq1" in out,
+                      "found: root is the node, dracut waits for it", out)
+            if name == "net-presence":
+                check(cname, "waitdev.net=eth9,52:54:00:12:34:57" in text,
+                      "the job asks only for the interfaces to exist", out)
+                check(cname, "interfaces eth9,52:54:00:12:34:57 to exist"
+                      in out, "and says so", out)
+                check(cname, "net eth9: found" in out and
+                      "net 52:54:00:12:34:57: found" in out,
+                      "waitdev found both, down as they are", out)
+    print("dracut_root: %s" % ("ok" if not failures else
+                               "%d failed: %s" % (len(failures),
+                                                  "; ".join(failures))))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
