@@ -22,7 +22,11 @@ import harness  # noqa: E402
 from harness import ROOT_UUID, usb_stick  # noqa: E402
 
 APPEND = ("console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4 "
-          "root=UUID=%s rootdelay=60 initverbose=1" % ROOT_UUID)
+          "root=UUID=%s rootdelay=60 initverbose=1 printk.devkmsg=on"
+          % ROOT_UUID)
+# initverbose=1: waitdev --verbose, so that the kernel log shows the
+# modules it loads; printk.devkmsg=on, so that the kernel keeps all of
+# its lines (it drops a writer's lines beyond 10 in 5 s otherwise)
 
 
 def kernel_time(boot, pattern):
@@ -80,10 +84,11 @@ def demo(a, work):
         ("stick plugged (QMP device_add)", plugged),
         ("kernel: new USB device (its uevent goes out)",
          kernel_time(b, r"usb \S+: new .*USB device")),
-        ("waitdev: uevent seen, usb-storage loaded", kernel_time(
-            b, r"waitdev: loaded usb_storage for ")),
+        # usb-storage's init binds the stick before the load returns
         ("kernel: usb-storage bound to the stick", kernel_time(
             b, r"USB Mass Storage device detected")),
+        ("waitdev: uevent seen, usb-storage loaded", kernel_time(
+            b, r"waitdev: loaded usb_storage for ")),
         ("disk and partition read", kernel_time(b, r"\bsda: sda1")),
         ("waitdev: root found", kernel_time(b, r"waitdev: root .*: found")),
         ("switch_root", b.guest_time("WAITDEV-SWITCH-ROOT")),
