@@ -12,7 +12,6 @@ in the guest's clock.
 """
 import argparse
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -31,12 +30,8 @@ APPEND = ("console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4 "
 
 def kernel_time(boot, pattern):
     """The kernel timestamp ([   5.123456]) of the first line matching."""
-    for _, line in boot.serial:
-        if re.search(pattern, line):
-            m = re.match(r"\[\s*([\d.]+)\]", line)
-            if m:
-                return float(m.group(1))
-    return None
+    hits = boot.kmsg(pattern)
+    return hits[0][0] if hits else None
 
 
 def main():
