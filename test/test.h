@@ -51,6 +51,34 @@ static int test_checks;
 			  _a ? _a : "(null)", _b ? _b : "(null)");             \
 	} while (0)
 
+/*
+ * Whether upper bounds on durations are asserted: WAITDEV_TIMING=report
+ * (meson sets it for sanitizer builds and tools/valgrind's) makes them
+ * printed figures, since the tool's own work and a shared machine's load
+ * decide them there, not the code under test.
+ */
+static inline int test_timing_asserted(void)
+{
+	const char *m = getenv("WAITDEV_TIMING");
+
+	return !m || strcmp(m, "report") != 0;
+}
+
+/* @ms (a duration in milliseconds) is at most @bound: asserted or
+ * reported, see test_timing_asserted(). */
+#define CHECK_WITHIN(ms, bound)                                                \
+	do {                                                                   \
+		unsigned long long _ms = (ms), _bound = (bound);               \
+		if (test_timing_asserted())                                    \
+			CHECK_MSG(_ms <= _bound, "%s = %llu ms, at most %llu", \
+				  #ms, _ms, _bound);                           \
+		else                                                           \
+			fprintf(stderr,                                        \
+				"%s:%d: figure: %s = %llu ms (bound %llu ms, " \
+				"asserted only in the plain build)\n",         \
+				__FILE__, __LINE__, #ms, _ms, _bound);         \
+	} while (0)
+
 /* Prints the summary line and returns the exit status for main(). */
 static inline int test_summary(const char *name)
 {

@@ -15,11 +15,14 @@ deadline is waitdev's own, as it logs it at -vv ("root /dev/loop339:
 deadline at N ms"), not guessed from when the process was spawned; the
 exit is taken by a real-time (SCHED_FIFO) thread blocked in waitpid(), so
 that the test's own place in the run queue of a shared machine counts as
-little as it can. Both figures are bounded by BOUND: "done", waitdev's
-own last act before it exits (logged "done at N ms", after the timer
-fired and the diagnosis and result were written), and "reaped", the exit
-as the test sees it. "expired at" must not come before the deadline.
-p50/p99/max of both are printed.
+little as it can. "done", waitdev's own last act before it exits (logged
+"done at N ms", after the timer fired and the diagnosis and result were
+written), is bounded by BOUND in every build; "reaped", the exit as the
+test sees it, only in the plain build (WAITDEV_TIMING=assert): under
+ASan or valgrind the tool's own exit-time work comes between the two
+(ASan: 50.1-58.8 ms reaped with "done" at 0.7-1.9 ms, 7 runs of 100),
+and there it is a printed figure. "expired at" must not come before the
+deadline. p50/p99/max of both are printed.
 
 waitdev itself runs SCHED_FIFO (priority 1), as the reaping thread
 does. Without it, on this shared 2-core machine, a QEMU guest of another
@@ -189,10 +192,12 @@ def one_run(h, run, clock, counter, scale):
     h.check(over <= BOUND * scale, "run %d: done %.1f ms after its "
             "deadline (at most %.0f ms allowed)%s"
             % (run, over * 1000, BOUND * scale * 1000, why), p)
-    h.check(reaped_over <= BOUND * scale, "run %d: reaped %.1f ms after "
-            "its deadline (at most %.0f ms allowed; 'done' came %.1f ms "
-            "after it)%s" % (run, reaped_over * 1000, BOUND * scale * 1000,
-                             over * 1000, why), p)
+    # the exit as the test sees it also holds whatever comes after
+    # waitdev's last act (ASan's exit-time checks, valgrind's leak
+    # check): a bound only in the plain build, a figure in the others
+    h.within(reaped_over, BOUND * scale, "run %d: from the deadline to "
+             "the exit as reaped ('done' came %.1f ms after it)%s"
+             % (run, over * 1000, why), p)
     c = hostlib.counters(err)
     h.check(c is not None and c["received"] > 0, "run %d: waitdev "
             "received no uevents: nothing kept it busy" % run, p)
