@@ -38,6 +38,15 @@ The scenarios (the meson suite 'distro', one test each):
         the hooks installed and enabled (dracut: add_dracutmodules in a
         conf file) with no waitdev binary: the build succeeds with a
         warning naming the binary, and the image holds no waitdev (built,
+        not booted);
+  dracut-hermetic, mkinitramfs-hermetic
+        what goes into the images above does not depend on the host: the
+        image built on this host, which has mdadm, cryptsetup-initramfs
+        and lvm2 installed (tools/install-deps), holds the same files
+        with the same contents as the one built as on a host without
+        them (and without every other package with initramfs files of
+        its own: an overlay whites their files out); an image that asks
+        for them (images.STACKED) gets their scripts and tools (built,
         not booted).
 
 Times are the host's (time.monotonic() of the hot-plug and of each console
@@ -248,8 +257,11 @@ def s_step_aside(env, tool):
     name = "%s-waitdev-step-aside" % tool
     c = Check(name)
     b = boot(env, name, APPEND[tool], [(PLUG_AT, *usb_stick())])
-    c.that(b.lines(r"waitdev: \S+ may assemble the root"),
-           "the hook says it steps aside")
+    # the script or tool that may assemble it, by name: the stand-in
+    # (initramfs-tools' ORDER list is not one)
+    who = {"dracut": "lvm", "mkinitramfs": "local-top/assembler"}[tool]
+    c.that(b.lines(r"waitdev: %s may assemble the root" % re.escape(who)),
+           "the hook says it steps aside, naming %s" % who)
     c.that(not b.lines(r"waitdev: root \S+: found"),
            "waitdev did not wait for the root")
     c.that("ROOT-INIT-OK" in b.text(), "the stock wait booted the root")
@@ -328,6 +340,46 @@ def s_rootdelay_fallback(env):
     return c, b
 
 
+def s_hermetic(env, tool):
+    """The image does not change with the host's packages; asked-for
+    packages come in."""
+    name = "%s-hermetic" % tool
+    c = Check(name)
+    work = os.path.join(env["work"], name)
+    hide, with_them, without = images.hermetic_manifests(
+        tool, work, env["waitdev"], env["kernel"], env["modules"])
+    missing = [p for p in images.STACKED if p not in hide]
+    c.that(not missing, "this host has %s installed, so that the image "
+           "is built beside them (tools/install-deps installs them; "
+           "missing: %s)" % (", ".join(images.STACKED),
+                             ", ".join(missing)))
+    differ = sorted(p for p in set(with_them) | set(without)
+                    if with_them.get(p) != without.get(p))
+    harness.log("%s: %d entries as built here, %d as built without %s; "
+                "%d differ%s" % (name, len(with_them), len(without),
+                                 ", ".join(hide), len(differ),
+                                 (": " + " ".join(differ[:20]))
+                                 if differ else ""))
+    c.that(with_them and not differ, "the same image with and without "
+           "the host's other packages (%d entries differ: %s)"
+           % (len(differ), " ".join(differ[:20])))
+    # asked for, they come in
+    env2 = images.build(tool, work, env["waitdev"], env["kernel"],
+                        env["modules"], packages=tuple(images.STACKED))
+    files = images.image_files(env2["initrd"])
+    want = {
+        "mkinitramfs": ("scripts/local-block/mdadm", "scripts/local-top/cryptroot",
+                        "sbin/mdadm", "sbin/lvm", "sbin/cryptsetup"),
+        "dracut": ("sbin/mdadm", "sbin/lvm", "sbin/cryptsetup"),
+    }[tool]
+    for f in want:
+        c.that(any(x == f or x.endswith("/" + f) or
+                   x == "usr/" + f for x in files),
+               "an image that asks for %s holds %s"
+               % (", ".join(images.STACKED), f))
+    return c, None
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -356,6 +408,10 @@ SCENARIOS = {
                                 lambda e: s_nobinary(e, "dracut")),
     "mkinitramfs-waitdev-nobinary": (
         "mkinitramfs", "nobinary", lambda e: s_nobinary(e, "mkinitramfs")),
+    # these build their own images
+    "dracut-hermetic": ("dracut", "self", lambda e: s_hermetic(e, "dracut")),
+    "mkinitramfs-hermetic": ("mkinitramfs", "self",
+                             lambda e: s_hermetic(e, "mkinitramfs")),
 }
 
 
@@ -399,7 +455,11 @@ def main():
         for name in a.scenarios:
             tool, with_waitdev, run = SCENARIOS[name]
             key = (tool, with_waitdev)
-            if key not in built:
+            if with_waitdev == "self":
+                built[key] = {"work": work, "waitdev": waitdev,
+                              "kernel": a.kernel, "modules": a.modules,
+                              "output": ""}
+            elif key not in built:
                 built[key] = images.build(
                     tool, work, waitdev if with_waitdev else None,
                     a.kernel, a.modules, with_waitdev == "assembler",

@@ -8,15 +8,28 @@ the waitdev hooks of hooks/, for the kernel test/qemu/harness.py boots.
 The generators read their modules from /lib/modules/KVER and their hooks
 from /usr/lib/dracut and /usr/share/initramfs-tools. Nothing is written
 there: each build runs in a private mount namespace (unshare -m) in which
-an overlay over /usr/lib and /usr/share/initramfs-tools adds the cached
-kernel's module tree and, for the images with waitdev, the hooks from
-this source tree, in the places meson installs them. The host sees none
-of it, and builds running side by side do not see each other's.
+an overlay over /usr/lib adds the cached kernel's module tree, and the
+hooks from this source tree go in the places meson installs them. The
+host sees none of it, and builds running side by side do not see each
+other's.
+
+What goes into an image does not depend on what the host has installed.
+mkinitramfs copies in every hook and script any installed package put in
+/usr/share/initramfs-tools (with mdadm installed, its local-block script
+alone makes the waitdev hook step aside), and dracut reads every
+package's dracut.conf.d. So the namespace sees, in those places, only the
+files of the packages an image is made of (BASE, plus those a test asks
+for: STACKED), and nothing of /etc/udev/rules.d, /etc/modprobe.d or
+/etc/systemd/network; the log names what was taken in and what was left
+out. hermetic_manifests() builds the same images once more with every
+other contributing package hidden (an overlay whiting out its files), as
+on a host without them: the test distro-hermetic compares the two.
 
 Both images print "WAITDEV-INIT-START <uptime>" early (a dracut cmdline
 hook, an initramfs-tools init-top script), the marker harness.Boot times
 its hot-plugs from. Standard library only.
 """
+import hashlib
 import os
 import shutil
 import subprocess
@@ -63,31 +76,204 @@ def need(program, package):
                            "tools/install-deps does)" % (program, package))
 
 
-def in_namespace(work, tree, kver, script, env):
+# The packages whose initramfs-tools files an image is made of: the
+# generator itself and what its image runs on (udev, kmod, klibc, busybox).
+# dracut's modules all come from dracut-core, and -m names those used.
+BASE = {
+    "mkinitramfs": ("initramfs-tools-core", "udev", "kmod", "klibc-utils",
+                    "busybox-static|busybox"),
+    "dracut": ("dracut-core",),
+}
+# Where each generator reads other packages' contributions from.
+CONTRIB_DIRS = {
+    "mkinitramfs": ("/usr/share/initramfs-tools",),
+    "dracut": ("/usr/lib/dracut/modules.d", "/usr/lib/dracut/dracut.conf.d"),
+}
+# What an image may ask for on top (a stacked root): the package, and the
+# dracut modules that use it (dracut-core ships them, the package the
+# tools they install).
+STACKED = {
+    "mdadm": ("mdraid",),
+    "lvm2": ("lvm",),
+    "cryptsetup-initramfs": ("crypt",),
+}
+# Host directories no image may take anything from: rules, options and
+# link files of the host's own (both generators copy them in).
+MASKED = ("/etc/udev/rules.d", "/etc/modprobe.d", "/etc/systemd/network")
+
+
+def installed(pkg):
+    """The installed package of @pkg ("a|b": the first installed)."""
+    for alt in pkg.split("|"):
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", alt],
+                           capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.endswith("ok installed"):
+            return alt
+    return None
+
+
+def package_files(pkg):
+    """The paths dpkg says @pkg installed, as they resolve on this host
+    (/lib/... is /usr/lib/... where /lib is a link)."""
+    out = subprocess.run(["dpkg-query", "-L", pkg], capture_output=True,
+                         text=True, check=True).stdout
+    paths = []
+    for line in out.splitlines():
+        if not line.startswith("/") or line == "/.":
+            continue
+        d, base = os.path.split(line)
+        paths.append(os.path.join(os.path.realpath(d), base))
+    return paths
+
+
+def owners(paths):
+    """{path: package} for @paths (dpkg -S); unowned paths are left out."""
+    res = {}
+    for i in range(0, len(paths), 200):
+        r = subprocess.run(["dpkg-query", "-S"] + paths[i:i + 200],
+                           capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            pkgs, _, path = line.partition(": ")
+            for p in pkgs.split(", "):
+                res.setdefault(path, p.split(":")[0])
+    return res
+
+
+def files_under(top):
+    """Every file and link below @top (not directories)."""
+    found = []
+    for root, dirs, names in os.walk(top):
+        for n in names + [d for d in dirs
+                          if os.path.islink(os.path.join(root, d))]:
+            found.append(os.path.join(root, n))
+    return sorted(found)
+
+
+def composition(tool, packages=()):
+    """What an image of @tool is made of: (packages, {dir: [files]},
+    {package: [files left out]}) for the directories of CONTRIB_DIRS.
+    Fails when a package asked for is not installed."""
+    pkgs = []
+    for want in BASE[tool] + tuple(packages):
+        got = installed(want)
+        if got is None:
+            raise HarnessError("package %s is not installed; an image asks "
+                               "for it (tools/install-deps installs it)"
+                               % want)
+        pkgs.append(got)
+    taken = set()
+    for p in pkgs:
+        taken.update(package_files(p))
+    keep, left = {}, {}
+    for top in CONTRIB_DIRS[tool]:
+        if not os.path.isdir(top):
+            keep[top] = []
+            continue
+        here = files_under(top)
+        keep[top] = [f for f in here if f in taken]
+        rest = [f for f in here if f not in taken]
+        own = owners(rest)
+        for f in rest:
+            left.setdefault(own.get(f, "no package"), []).append(f)
+    return pkgs, keep, left
+
+
+def stage(work, keep):
+    """Copies the files of @keep ({dir: [files]}) into @work/stage/DIR;
+    returns {dir: staged copy}."""
+    staged = {}
+    for top, files in keep.items():
+        dst = os.path.join(work, "stage", top.strip("/").replace("/", "_"))
+        shutil.rmtree(dst, ignore_errors=True)
+        os.makedirs(dst)
+        for f in files:
+            rel = os.path.relpath(f, top)
+            os.makedirs(os.path.dirname(os.path.join(dst, rel)),
+                        exist_ok=True)
+            if os.path.islink(f):
+                os.symlink(os.readlink(f), os.path.join(dst, rel))
+            else:
+                shutil.copy2(f, os.path.join(dst, rel))
+        staged[top] = dst
+    return staged
+
+
+def log_composition(tool, pkgs, keep, left):
+    log("%s image: made of the files of %s (%d in %s)"
+        % (tool, ", ".join(pkgs), sum(len(v) for v in keep.values()),
+           ", ".join(keep)))
+    for p in sorted(left):
+        log("%s image: left out, the host's %s: %s"
+            % (tool, p, " ".join(sorted(left[p]))))
+
+
+def whiteouts(work, packages):
+    """An overlay upper directory for / per top directory (usr, etc) that
+    whites out every file of @packages: mounted over the host's, it is a
+    host on which they are not installed. Returns {top: upper dir}."""
+    base = os.path.join(work, "hide")
+    shutil.rmtree(base, ignore_errors=True)
+    uppers = {}
+    for p in packages:
+        for f in package_files(p):
+            if not os.path.lexists(f) or (os.path.isdir(f) and
+                                          not os.path.islink(f)):
+                continue
+            top = f.split("/")[1]
+            if top not in ("usr", "etc"):
+                continue
+            upper = uppers.setdefault(top, os.path.join(base, top, "up"))
+            os.makedirs(os.path.join(base, top, "work"), exist_ok=True)
+            w = os.path.join(upper, os.path.relpath(f, "/" + top))
+            os.makedirs(os.path.dirname(w), exist_ok=True)
+            if not os.path.lexists(w):
+                os.mknod(w, 0o600 | 0o020000, os.makedev(0, 0))
+    return uppers
+
+
+def in_namespace(work, tree, kver, script, env, tool, packages=(),
+                 hide=()):
     """Run @script (sh) in a private mount namespace where
     /lib/modules/KVER and /boot/config-KVER (mkinitramfs checks the
-    compression) are the cached kernel's, and /usr/lib,
-    /usr/share/initramfs-tools and /boot are writable overlays."""
+    compression) are the cached kernel's, /usr/lib and /boot are writable
+    overlays, and @tool's CONTRIB_DIRS hold only the files of BASE and
+    @packages (writable copies: the hooks go there). With @hide, the
+    files of those packages are whited out first (hermetic_manifests()).
+    Returns the script's output."""
     ovl = os.path.join(work, "overlay")
     shutil.rmtree(ovl, ignore_errors=True)
-    for d in ("lib-up", "lib-work", "itd-up", "itd-work", "boot-up",
-              "boot-work"):
+    for d in ("lib-up", "lib-work", "boot-up", "boot-work", "empty"):
         os.makedirs(os.path.join(ovl, d))
-    prologue = r"""set -eu
-mount -t overlay overlay -o lowerdir=/usr/lib,upperdir={o}/lib-up,workdir={o}/lib-work /usr/lib
-mount -t overlay overlay -o lowerdir=/usr/share/initramfs-tools,upperdir={o}/itd-up,workdir={o}/itd-work /usr/share/initramfs-tools
+    pkgs, keep, left = composition(tool, packages)
+    log_composition(tool, pkgs, keep, left)
+    staged = stage(work, keep)
+    prologue = "set -eu\n"
+    for top, upper in sorted(whiteouts(work, hide).items()):
+        prologue += ("mount -t overlay overlay -o lowerdir=/{t},upperdir={u},"
+                     "workdir={w} /{t}\n").format(
+                         t=top, u=upper,
+                         w=os.path.join(os.path.dirname(upper), "work"))
+    prologue += r"""mount -t overlay overlay -o lowerdir=/usr/lib,upperdir={o}/lib-up,workdir={o}/lib-work /usr/lib
 mount -t overlay overlay -o lowerdir=/boot,upperdir={o}/boot-up,workdir={o}/boot-work /boot
 mkdir -p /usr/lib/modules
 ln -sf {tree}/boot/config-{kver} /boot/config-{kver}
 rm -rf /usr/lib/modules/{kver}
 ln -s {tree}/lib/modules/{kver} /usr/lib/modules/{kver}
 """.format(o=ovl, kver=kver, tree=tree)
+    for top, copy in sorted(staged.items()):
+        prologue += "mkdir -p {t}\nmount --bind {c} {t}\n".format(t=top,
+                                                                  c=copy)
+    for d in MASKED:
+        prologue += "if [ -d {d} ]; then mount --bind {e} {d}; fi\n".format(
+            d=d, e=os.path.join(ovl, "empty"))
     p = subprocess.run(["unshare", "-m", "--propagation", "private",
                         "sh", "-c", prologue + script],
                        env=dict(os.environ, **env),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     shutil.rmtree(ovl, ignore_errors=True)
+    shutil.rmtree(os.path.join(work, "stage"), ignore_errors=True)
+    shutil.rmtree(os.path.join(work, "hide"), ignore_errors=True)
     if p.returncode != 0:
         raise HarnessError("image build failed (exit %d):\n%s"
                            % (p.returncode, p.stdout[-4000:]))
@@ -95,13 +281,13 @@ ln -s {tree}/lib/modules/{kver} /usr/lib/modules/{kver}
 
 
 def build_dracut(work, tree, kver, waitdev, out, assembler=False,
-                 hooks=None):
+                 hooks=None, packages=(), hide=()):
     """dracut's shell initrd; with waitdev when @waitdev is a path; with
-    a stand-in /sbin/lvm when @assembler. The module comes in the way a
-    user asks for it, add_dracutmodules+=" waitdev " in a dracut.conf.d
-    file, with the hooks installed when @hooks (default: with waitdev);
-    @waitdev may then name a binary that does not exist. Returns
-    dracut's output."""
+    a stand-in /sbin/lvm when @assembler; with the dracut modules of the
+    STACKED @packages. The module comes in the way a user asks for it,
+    add_dracutmodules+=" waitdev " in a dracut.conf.d file, with the
+    hooks installed when @hooks (default: with waitdev); @waitdev may
+    then name a binary that does not exist. Returns dracut's output."""
     need("dracut", "dracut-core")
     if hooks is None:
         hooks = bool(waitdev)
@@ -115,6 +301,8 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
         with open(os.path.join(d, "confdir", "waitdev.conf"), "w") as f:
             f.write('add_dracutmodules+=" waitdev "\n')
     modules = DRACUT_MODULES
+    for pkg in packages:
+        modules += " " + " ".join(STACKED[pkg])
     lvm = ""
     if assembler:
         path = os.path.join(d, "lvm")
@@ -135,15 +323,17 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
                                drivers=" ".join(DRIVERS), marker=marker,
                                out=out, lvm=lvm)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
-    text = in_namespace(work, tree, kver, script, env)
+    text = in_namespace(work, tree, kver, script, env, "dracut", packages,
+                        hide)
     check_image(out, waitdev and os.path.exists(waitdev))
     return text
 
 
 def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
-                      hooks=None):
+                      hooks=None, packages=(), hide=()):
     """initramfs-tools' image (busybox, udev); with waitdev when
     @waitdev is a path; with a local-top script when @assembler; with
+    the initramfs-tools hooks and scripts of the STACKED @packages; with
     the hooks installed when @hooks (default: with waitdev), @waitdev may
     then name a binary that does not exist. Returns mkinitramfs's
     output."""
@@ -186,9 +376,45 @@ def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
     script += "mkinitramfs -d {conf} -o {out} {kver}\n".format(
         conf=conf, out=out, kver=kver)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
-    text = in_namespace(work, tree, kver, script, env)
+    text = in_namespace(work, tree, kver, script, env, "mkinitramfs",
+                        packages, hide)
     check_image(out, waitdev and os.path.exists(waitdev))
     return text
+
+
+def unpack(image, dest):
+    run(["unmkinitramfs", image, dest], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+
+
+def image_manifest(image):
+    """{path: what it is} for every entry of @image: "dir", "link:TARGET"
+    or the sha256 of a file's contents."""
+    tmp = image + ".m"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    try:
+        unpack(image, tmp)
+        res = {}
+        for root, dirs, names in os.walk(tmp):
+            for n in names + dirs:
+                path = os.path.join(root, n)
+                rel = os.path.relpath(path, tmp)
+                for part in ("main/", "early/"):
+                    if rel.startswith(part):
+                        rel = rel[len(part):]
+                if os.path.islink(path):
+                    res[rel] = "link:" + os.readlink(path)
+                elif os.path.isdir(path):
+                    res[rel] = "dir"
+                elif os.path.isfile(path):
+                    with open(path, "rb") as f:
+                        res[rel] = hashlib.sha256(f.read()).hexdigest()
+                else:
+                    res[rel] = "special"
+        return res
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def image_files(image):
@@ -198,8 +424,7 @@ def image_files(image):
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     try:
-        run(["unmkinitramfs", image, tmp], stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+        unpack(image, tmp)
         files = set()
         for root, dirs, names in os.walk(tmp):
             for n in names + dirs:
@@ -231,23 +456,58 @@ BUILDERS = {"dracut": build_dracut, "mkinitramfs": build_mkinitramfs}
 
 
 def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
-          nobinary=False):
+          nobinary=False, packages=(), hide=()):
     """Build the image of @tool (with waitdev when @waitdev is a path;
     able to assemble roots, as with lvm2 or cryptroot, when @assembler;
     with the hooks installed but no waitdev binary to be found when
-    @nobinary); returns the harness environment for booting it, with
-    the generator's output under "output"."""
+    @nobinary; with what the STACKED @packages add; on a host without
+    the packages @hide); returns the harness environment for booting
+    it, with the generator's output under "output"."""
     vmlinuz, tree, kver = harness.obtain_kernel(kernel, modules)
     os.makedirs(work, exist_ok=True)
-    out = os.path.join(work, "%s-%s%s.img" % (
+    out = os.path.join(work, "%s-%s%s%s.img" % (
         tool, "nobinary" if nobinary else "waitdev" if waitdev else "stock",
-        "-assembler" if assembler else ""))
+        "-assembler" if assembler else "",
+        "".join("-" + p for p in packages)))
     if nobinary:
         # where the hooks are told to look, and find nothing
         waitdev = os.path.join(work, "no-such-dir", "waitdev")
     elif waitdev:
         harness.check_static(waitdev)
+    for p in packages:
+        if p not in STACKED:
+            raise HarnessError("%s: not a package an image can ask for "
+                               "(one of %s)" % (p, ", ".join(STACKED)))
     text = BUILDERS[tool](work, tree, kver, waitdev, out, assembler,
-                          hooks=bool(waitdev))
+                          hooks=bool(waitdev), packages=packages, hide=hide)
     return {"vmlinuz": vmlinuz, "kver": kver, "initrd": out, "work": work,
             "output": text, "nobinary": waitdev if nobinary else None}
+
+
+def foreign_packages(tool):
+    """The installed packages an image of @tool must not depend on: every
+    other package with files where the generator looks (CONTRIB_DIRS),
+    and the stacked-root packages and their tools."""
+    base = {installed(p) for p in BASE[tool]}
+    found = set()
+    for top in CONTRIB_DIRS[tool]:
+        if os.path.isdir(top):
+            found.update(owners(files_under(top)).values())
+    for p in STACKED:
+        found.add(p)
+    found.update(("cryptsetup", "cryptsetup-bin", "dmeventd"))
+    return sorted(p for p in found - base if installed(p))
+
+
+def hermetic_manifests(tool, work, waitdev, kernel=None, modules=None):
+    """The image of @tool with waitdev built twice: on this host as it is,
+    and as on a host without foreign_packages() (whited out). Returns
+    (the packages hidden, manifest as is, manifest without them)."""
+    hide = foreign_packages(tool)
+    log("%s: building as on this host, then as on a host without %s"
+        % (tool, ", ".join(hide) or "(nothing to hide)"))
+    env = build(tool, work, waitdev, kernel, modules)
+    with_them = image_manifest(env["initrd"])
+    env = build(tool, work, waitdev, kernel, modules, hide=hide)
+    without = image_manifest(env["initrd"])
+    return hide, with_them, without
