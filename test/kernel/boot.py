@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """
-Boot tests of the kernels kernel/build makes (tinyconfig + kernel/qemu.config,
-stock and with kernel/series), in QEMU, one test per invocation:
+Boot tests of the kernel kernel/build makes (tinyconfig + kernel/qemu.config
+with kernel/series), in QEMU, one test per invocation. "stock" below is
+that kernel with the wait off (consoledelay=0), which boots like a build
+without the series: wait-off shows it against kernel/build's stock kernel
+(built by ./run-tests --full only), and WAITDEV_KERNEL_STOCK=1 makes every
+"stock" boot use that build instead.
 
   stock-race        stock, console=ttyUSB0, QEMU usb-serial present at boot:
                     "unable to open an initial console" reproduces, init
@@ -32,6 +36,9 @@ stock and with kernel/series), in QEMU, one test per invocation:
   default-wait      patched, console=ttyS0 console=ttyUSB0, no usb-serial,
                     default CONFIG_PRINTK_CONSOLE_WAIT: what the default
                     costs, asserted: the whole 1000 ms, then init on ttyS0
+  wait-off          the stock build and the patched one with the wait off:
+                    the race reproduces on both, and the handover agrees
+                    (./run-tests --full; needs kernel/build stock)
 
 The kernels are not built here: kernel/build does that (minutes); a missing
 kernel fails the test with the command to run. The initramfs holds only
@@ -117,18 +124,40 @@ def check(cond, msg):
 
 
 KERNEL_OVERRIDE = {}
+# "stock" is the patched kernel with the wait off (consoledelay=0): the
+# patch's only effect then is a flag set and a wake-up in
+# register_console() that nobody waits for, and test/kernel's wait-off
+# boots (./run-tests --full) compare it with a real stock build. So CI
+# builds one kernel, not two; --stock-build (WAITDEV_KERNEL_STOCK=1)
+# boots kernel/build's stock kernel instead.
+STOCK_BUILD = os.environ.get("WAITDEV_KERNEL_STOCK") == "1"
+WAIT_OFF = "consoledelay=0"
 
 
 def kernel(variant):
+    """The bzImage and the command line words that boot @variant:
+    "patched", "stock" (see STOCK_BUILD) or "stock-build"."""
     if variant in KERNEL_OVERRIDE:
-        return KERNEL_OVERRIDE[variant]
+        return KERNEL_OVERRIDE[variant], ""
+    extra = ""
+    if variant == "stock" and not STOCK_BUILD:
+        variant, extra = "patched", WAIT_OFF
+    elif variant == "stock-build":
+        variant = "stock"
     p = subprocess.run([os.path.join(TOP, "kernel", "build"), "--print",
                         variant], capture_output=True, text=True)
     if p.returncode != 0:
-        raise TestFailure("no %s kernel: %s (build it with kernel/build; "
-                          "about 5 min each on 2 idle cores)"
-                          % (variant, p.stderr.strip()))
-    return p.stdout.strip()
+        raise TestFailure("no %s kernel: %s (build it with kernel/build "
+                          "%s; about 9 min on 2 idle cores)"
+                          % (variant, p.stderr.strip(), variant))
+    return p.stdout.strip(), extra
+
+
+def variant_name(variant):
+    if variant == "stock" and not STOCK_BUILD and \
+            "stock" not in KERNEL_OVERRIDE:
+        return "stock (patched, %s)" % WAIT_OFF
+    return variant
 
 
 def build_initramfs(work, waitdev=None):
@@ -209,9 +238,10 @@ def boot(work, variant, append, name, usb_serial=False, xhci=1,
         out = os.path.join(work, name + ".usb-serial")
         qemu += ["-chardev", "file,id=us0,path=" + out,
                  "-device", "usb-serial,bus=xhci0.0,chardev=us0"]
-    b = harness.Boot(work, kernel(variant), initrd,
-                     append + " panic=-1 quiet", qemu, name=name,
-                     timeout=180).run()
+    bzimage, extra = kernel(variant)
+    b = harness.Boot(work, bzimage, initrd,
+                     " ".join(w for w in (append, extra, "panic=-1 quiet")
+                              if w), qemu, name=name, timeout=180).run()
     return Result(b, out)
 
 
@@ -226,9 +256,10 @@ def t_stock_race(work, args):
              "stock-race", usb_serial=True)
     warn = r.stamp(re.escape(RACE_WARNING))
     reg = r.stamp(r"console \[ttyUSB0\] enabled")
-    say("stock, console=ttyUSB0: /init at %.3f s, warning at %s s, "
+    say("%s, console=ttyUSB0: /init at %.3f s, warning at %s s, "
         "ttyUSB0 registered at %s s; init's fds 0|1|2: %s"
-        % (r.time_to_init(), warn, reg, "|".join(r.fds or [])))
+        % (variant_name("stock"), r.time_to_init(), warn, reg,
+           "|".join(r.fds or [])))
     check(warn is not None,
           "the race did not reproduce: no %r in the log" % RACE_WARNING)
     check(reg is not None and reg > warn,
@@ -324,13 +355,55 @@ def t_no_wait(work, args):
     for v in ("stock", "patched"):
         say("console=ttyS0, %s: time to /init median %.3f s (of %s); "
             "last initcall to init handover median %.1f ms (of %s)"
-            % (v, med[v], " ".join("%.3f" % t for t in times[v]),
+            % (variant_name(v), med[v], " ".join("%.3f" % t for t in times[v]),
                hmed[v] * 1000,
                " ".join("%.1f" % (t * 1000) for t in handover[v])))
     diff, hdiff = med["patched"] - med["stock"], \
         hmed["patched"] - hmed["stock"]
     say("patched - stock: time to /init %+.0f ms, handover %+.1f ms"
         % (diff * 1000, hdiff * 1000))
+    check(abs(hdiff) < args.handover_noise,
+          "the handover differs by %.1f ms (bound %.0f ms)"
+          % (hdiff * 1000, args.handover_noise * 1000))
+
+
+def t_wait_off(work, args):
+    """The premise of building one kernel: the patched kernel with the
+    wait off (consoledelay=0) boots like the stock build. Both kernels,
+    --boots boots each, on the stock-race setup (console=ttyUSB0, the
+    usb-serial present at boot: the race must reproduce on both, init
+    without stdio) and on console=ttyS0 with initcall_debug: the last
+    initcall to init handover (where the wait would be) must agree
+    within --handover-noise; time to /init is printed. Needs kernel/build
+    stock (./run-tests --full builds it)."""
+    handover, times = {}, {}
+    for variant in ("stock-build", "stock"):
+        handover[variant], times[variant] = [], []
+        for i in range(args.boots):
+            r = boot(work, variant, "console=ttyUSB0 ktest.expect=ttyUSB0",
+                     "wait-off-race-%s-%d" % (variant, i), usb_serial=True)
+            check(RACE_WARNING in r.dmesg and not re.search(WAIT_MSG,
+                                                            r.dmesg),
+                  "%s: the race did not reproduce, or it waited"
+                  % variant_name(variant))
+            check(r.fds and "/dev/console" not in r.fds,
+                  "%s: init has /dev/console as stdio: %s"
+                  % (variant_name(variant), r.fds))
+            r = boot(work, variant, "console=ttyS0 initcall_debug",
+                     "wait-off-ttyS0-%s-%d" % (variant, i))
+            check(not re.search(WAIT_MSG, r.dmesg), "%s waited"
+                  % variant_name(variant))
+            handover[variant].append(init_handover(r))
+            times[variant].append(r.time_to_init())
+    hmed = {v: statistics.median(t) for v, t in handover.items()}
+    for v in handover:
+        say("%s: race reproduced in %d of %d boots; console=ttyS0: time to "
+            "/init median %.3f s (of %s), handover median %.1f ms"
+            % (variant_name(v), args.boots, args.boots,
+               statistics.median(times[v]),
+               " ".join("%.3f" % t for t in times[v]), hmed[v] * 1000))
+    hdiff = hmed["stock"] - hmed["stock-build"]
+    say("wait off - stock build: handover %+.1f ms" % (hdiff * 1000))
     check(abs(hdiff) < args.handover_noise,
           "the handover differs by %.1f ms (bound %.0f ms)"
           % (hdiff * 1000, args.handover_noise * 1000))
@@ -424,7 +497,7 @@ def consolewait_boot(work, variant, waitdev):
     reg = r.stamp(r"console \[ttyUSB0\] enabled")
     say("consolewait --timeout 0 on the %s kernel: exit %d, run from "
         "%.2f to %.2f s of uptime; ttyUSB0 registered at %s s"
-        % (variant, rc, t0, t1, "%.2f" % reg if reg is not None else None))
+        % (variant_name(variant), rc, t0, t1, "%.2f" % reg if reg is not None else None))
     # whatever consolewait said, the adapter must have attached and its
     # console registered by the end of the boot: otherwise an exit 1 on
     # the stock kernel proves nothing
@@ -468,7 +541,7 @@ def t_consolewait_param(work, args):
     out = os.path.join(work, name + ".usb-serial")
     plug = ("device_add", {"driver": "usb-serial", "bus": "xhci0.0",
                            "chardev": "us0", "id": "us"})
-    b = harness.Boot(work, kernel("patched"), initrd,
+    b = harness.Boot(work, kernel("patched")[0], initrd,
                      "console=ttyS0 console=ttyUSB0 consolewait panic=-1",
                      ["-device", "qemu-xhci,id=xhci0",
                       "-chardev", "file,id=us0,path=" + out],
@@ -543,6 +616,7 @@ TESTS = {
     "consolewait-param": t_consolewait_param,
     "console-null": t_console_null,
     "default-wait": t_default_wait,
+    "wait-off": t_wait_off,
 }
 
 
@@ -567,8 +641,9 @@ def main():
                     "(a synchronous hub init adds at least 0.12)")
     ap.add_argument("--kernel", action="append", default=[],
                     metavar="VARIANT=BZIMAGE",
-                    help="boot this bzImage instead of kernel/build's "
-                    "VARIANT (stock or patched): experiments")
+                    help="boot this bzImage for VARIANT (stock or "
+                    "patched), with nothing added to its command line: "
+                    "experiments")
     ap.add_argument("--plug-after", type=float, default=3.0,
                     help="consolewait-param: seconds into the wait before "
                     "the usb-serial is plugged in")
