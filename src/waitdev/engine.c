@@ -741,6 +741,32 @@ static void engine_log_clock(const struct engine *e)
 				  (unsigned long long)e->targets[i].deadline);
 }
 
+/*
+ * What a boot that pauses here is waiting for, once: the initial scan has
+ * run and the uevent subscription is live, so anything that appears from
+ * now on is an event this process sees (the QEMU tests plug on this line).
+ */
+static void engine_log_waiting(const struct engine *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++) {
+		const struct target *t = &e->targets[i];
+
+		if (t->state != TARGET_WAITING || t->timeout_ms == 0)
+			continue;
+		if (t->timeout_ms == DEADLINE_FOREVER)
+			log_notice("%s %s: not there yet, waiting", t->role,
+				   t->spec.text);
+		else
+			log_notice("%s %s: not there yet, waiting up to "
+				   "%llu.%03llu s",
+				   t->role, t->spec.text,
+				   (unsigned long long)(t->timeout_ms / 1000),
+				   (unsigned long long)(t->timeout_ms % 1000));
+	}
+}
+
 int engine_run(struct engine *e)
 {
 	unsigned int i;
@@ -771,6 +797,7 @@ int engine_run(struct engine *e)
 		if (r < 0)
 			log_warn("coldplug: %s", strerror(-r));
 	}
+	engine_log_waiting(e);
 	engine_expire(e); /* a zero timeout means "look once" */
 	r = engine_loop(e);
 	if (r != 0)
