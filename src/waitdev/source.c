@@ -85,12 +85,19 @@ int source_recv(struct source *src, struct uevent *ev)
 	}
 }
 
-bool source_sender_trusted(const struct sockaddr_nl *nl, bool has_cred,
-			   uid_t uid)
+bool source_sender_trusted(const struct sockaddr_nl *nl,
+			   const struct ucred *cred)
 {
-	if (nl && (nl->nl_family != AF_NETLINK || nl->nl_pid != 0))
+	if (!cred || cred->uid != 0)
 		return false;
-	return has_cred && uid == 0;
+	if (!nl)
+		return true;
+	/*
+	 * A uevent root sends to the kernel comes back re-broadcast from
+	 * port id 0 with uid 0 (uevent_net_broadcast(), Linux >= 4.18),
+	 * but with the sender's pid: the kernel's own carry pid 0.
+	 */
+	return nl->nl_family == AF_NETLINK && nl->nl_pid == 0 && cred->pid == 0;
 }
 
 static bool find_cred(struct msghdr *msg, struct ucred *cred)
@@ -137,11 +144,12 @@ static int datagram_recv_one(struct source *src, struct uevent *ev)
 		return -EPIPE; /* the test feed was closed */
 	src->stats.received++;
 	has_cred = find_cred(&msg, &cred);
-	if (!source_sender_trusted(dg->netlink ? &nl : NULL, has_cred,
-				   cred.uid)) {
+	if (!source_sender_trusted(dg->netlink ? &nl : NULL,
+				   has_cred ? &cred : NULL)) {
 		src->stats.forged++;
-		log_debug("dropped a datagram from port %u uid %d",
+		log_debug("dropped a datagram from port %u pid %d uid %d",
 			  dg->netlink ? nl.nl_pid : 0,
+			  has_cred ? (int)cred.pid : -1,
 			  has_cred ? (int)cred.uid : -1);
 		return 0;
 	}

@@ -6,9 +6,9 @@
  * kernel's multicast group 1. The fd source reads the very same datagrams
  * from a descriptor the caller supplies (an AF_UNIX datagram socket, for
  * tests and replays); it checks credentials the same way. Either way a
- * datagram is accepted only from the kernel (netlink port id 0, uid 0),
- * bounded, parsed and checked by uevent_parse(); everything else is
- * counted and dropped.
+ * datagram is accepted only from the kernel (netlink port id 0, pid 0 and
+ * uid 0 in its credentials), bounded, parsed and checked by
+ * uevent_parse(); everything else is counted and dropped.
  */
 #ifndef WAITDEV_SOURCE_H
 #define WAITDEV_SOURCE_H
@@ -72,11 +72,13 @@ int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
 		void *ctx);
 
 /*
- * The trust rule on its own: a datagram is the kernel's when netlink says
- * port id 0 (@nl may be NULL for non-netlink fd sources) and credentials
- * are present with uid 0.
+ * The trust rule on its own: credentials @cred (NULL: none came) with uid
+ * 0, and for netlink (@nl; NULL for the non-netlink fd source, where a
+ * sender cannot claim pid 0) port id 0 and pid 0. A uevent root sends to
+ * the kernel is re-broadcast from port id 0 with uid 0 too, but carries
+ * the sender's pid.
  */
-bool source_sender_trusted(const struct sockaddr_nl *nl, bool has_cred,
-			   uid_t uid);
+bool source_sender_trusted(const struct sockaddr_nl *nl,
+			   const struct ucred *cred);
 
 #endif

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,12 +355,98 @@ static void test_forged(void)
 		struct sockaddr_nl user = { .nl_family = AF_NETLINK,
 					    .nl_pid = 4242 };
 
-		CHECK(source_sender_trusted(&kernel, true, 0));
-		CHECK(!source_sender_trusted(&user, true, 0));
-		CHECK(!source_sender_trusted(&kernel, false, 0));
-		CHECK(!source_sender_trusted(&kernel, true, 1000));
-		CHECK(!source_sender_trusted(NULL, true, 1000));
+		struct ucred root = { .pid = 0, .uid = 0 };
+		struct ucred user_uid = { .pid = 0, .uid = 1000 };
+		struct ucred root_pid = { .pid = 4242, .uid = 0 };
+
+		CHECK(source_sender_trusted(&kernel, &root));
+		CHECK(!source_sender_trusted(&user, &root));
+		CHECK(!source_sender_trusted(&kernel, NULL));
+		CHECK(!source_sender_trusted(&kernel, &user_uid));
+		CHECK(!source_sender_trusted(NULL, &user_uid));
+		/* re-broadcast by the kernel for a root sender */
+		CHECK(!source_sender_trusted(&kernel, &root_pid));
+		/* the fd source: a sender cannot claim pid 0 there */
+		CHECK(source_sender_trusted(NULL, &root_pid));
 	}
+}
+
+/*
+ * Since Linux 4.18 the kernel re-broadcasts a uevent that a root process
+ * sends to it (uevent_net_rcv()): on group 1, from port id 0, with uid
+ * 0, and with the sender's pid in the credentials, where the kernel's own
+ * uevents carry pid 0. The device (sdq) exists but is not listed: only
+ * the forged "add" could make it found.
+ */
+static void send_to_kernel(void *ctx)
+{
+	struct run *r = ctx;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	char buf[1024];
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	int fd, n;
+
+	(void)r;
+	n = snprintf(buf + NLMSG_HDRLEN, sizeof(buf) - NLMSG_HDRLEN,
+		     "add@/devices/virtual/block/sdq%cACTION=add%c"
+		     "DEVPATH=/devices/virtual/block/sdq%cSUBSYSTEM=block%c"
+		     "MAJOR=8%cMINOR=224%cDEVNAME=sdq%cDEVTYPE=disk%c",
+		     0, 0, 0, 0, 0, 0, 0, 0);
+	memset(nh, 0, NLMSG_HDRLEN);
+	nh->nlmsg_len = (uint32_t)(NLMSG_HDRLEN + (unsigned)n);
+	nh->nlmsg_type = NLMSG_MIN_TYPE;
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+		    NETLINK_KOBJECT_UEVENT);
+	CHECK_MSG(fd >= 0, "netlink socket: %s", strerror(errno));
+	if (fd < 0)
+		return;
+	CHECK_MSG(sendto(fd, buf, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
+			 sizeof(kernel)) == (ssize_t)nh->nlmsg_len,
+		  "send to the kernel: %s (needs root, Linux >= 4.18)",
+		  strerror(errno));
+	close(fd);
+}
+
+static void test_forged_rebroadcast(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(99);
+	}
+	if (pid == 0) {
+		struct run r;
+		struct engine_stats s;
+
+		/* the re-broadcast reaches the sender's namespace only */
+		if (unshare(CLONE_NEWNET) < 0) {
+			perror("unshare(CLONE_NEWNET)");
+			_exit(99);
+		}
+		run_begin(&r, true);
+		fakesys_add_block(&r.fs, "sdq", 8, 224, 4096, NULL, false);
+		add_block_target(engine_for(&r, true, 0, send_to_kernel, NULL),
+				 "/dev/sdq", 500);
+		CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+		s = engine_stats(r.e);
+		CHECK_MSG(s.source.forged >= 1,
+			  "the re-broadcast uevent was not counted as forged "
+			  "(%llu forged, %llu accepted)",
+			  (unsigned long long)s.source.forged,
+			  (unsigned long long)s.source.accepted);
+		run_end(&r);
+		fflush(stderr);
+		_exit(test_failures ? 1 : 0);
+	}
+	waitpid(pid, &st, 0);
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "the re-broadcast forgery was believed (child status %d)",
+		  st);
 }
 
 static void test_garbage(void)
@@ -726,6 +813,7 @@ int main(void)
 	test_size_zero();
 	test_device_mapper();
 	test_forged();
+	test_forged_rebroadcast();
 	test_garbage();
 	test_overflow_rescan();
 	test_deadline_diagnosis();
