@@ -385,6 +385,17 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 			  ev->fs_label ? ev->fs_label : "-",
 			  ev->part_uuid ? ev->part_uuid : "-");
 	r = sysfs_read_attrs(e->sysfs, dev);
+	if (r < 0 && kind != DEV_BLOCK) {
+		/*
+		 * An interface or tty whose "add" is read after it went away
+		 * again (ip link add, ip link del) is not there, and neither
+		 * is a forged one: the record goes, found it never was.
+		 */
+		log_debug("%s: not in sysfs (%s): gone, or never there",
+			  ev->devpath, strerror(-r));
+		engine_forget(e, dev);
+		return 0;
+	}
 	if (r < 0)
 		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));
 	if (e->want_probe && kind == DEV_BLOCK)

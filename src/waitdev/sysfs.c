@@ -265,6 +265,17 @@ static int read_dm_name(struct sysfs *s, struct device *dev)
 	return 0;
 }
 
+/* A tty has no attribute we need: only whether it is (still) there. */
+static int tty_present(struct sysfs *s, const struct device *dev)
+{
+	char path[SYSFS_PATH_MAX + 16];
+
+	if (snprintf(path, sizeof(path), "%s/uevent", dev->devpath + 1) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return faccessat(s->fd, path, F_OK, 0) < 0 ? -errno : 0;
+}
+
 int sysfs_read_attrs(struct sysfs *s, struct device *dev)
 {
 	char buf[64];
@@ -282,6 +293,8 @@ int sysfs_read_attrs(struct sysfs *s, struct device *dev)
 		return read_dm_name(s, dev);
 	case DEV_NET:
 		return read_net_attrs(s, dev);
+	case DEV_TTY:
+		return tty_present(s, dev);
 	default:
 		return 0;
 	}

@@ -35,7 +35,9 @@ int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn,
 
 /*
  * Refreshes @dev's size (block) or address, flags and operstate (net)
- * from sysfs. Returns 0 or -errno (-ENOENT when the device is gone).
+ * from sysfs; for a tty, checks that its directory is there. Returns 0 or
+ * -errno (-ENOENT when the device is gone; an interface being deleted
+ * answers -EINVAL or -ENODEV).
  */
 int sysfs_read_attrs(struct sysfs *sysfs, struct device *dev);
 

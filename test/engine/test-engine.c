@@ -709,6 +709,51 @@ static void test_lost_retakes(void)
 	run_end(&r);
 }
 
+static void send_tty(struct fakesys *fs, const char *name, unsigned minor)
+{
+	char buf[512];
+	int n;
+
+	n = snprintf(buf, sizeof(buf),
+		     "add@/devices/virtual/tty/%s%cACTION=add%c"
+		     "DEVPATH=/devices/virtual/tty/%s%cSUBSYSTEM=tty%c"
+		     "MAJOR=4%cMINOR=%u%cDEVNAME=%s%cSEQNUM=%u%c",
+		     name, 0, 0, name, 0, 0, 0, minor, 0, name, 0, ++fs->seqnum,
+		     0);
+	fakesys_send_raw(fs, buf, (size_t)n);
+}
+
+/*
+ * An interface added and deleted again before its "add" is read (ip link
+ * add, ip link del), a tty gone the same way: the "add" names a device
+ * that sysfs no longer has. It must not count as found.
+ */
+static void test_add_of_gone(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_net(&r.fs, "wdt0", 7, "52:54:00:00:00:07", 0x1003, "up");
+	send_net(&r.fs, "add", "wdt9", 9); /* not in sysfs */
+	send_tty(&r.fs, "ttyRT9", 73);	   /* not in sysfs */
+	send_net(&r.fs, "add", "wdt0", 7); /* control: there */
+	engine_for(&r, false, 0, NULL, NULL);
+	add_net_target(r.e, "wdt9", 300);
+	add_console_target(r.e, "ttyRT9", 300);
+	add_net_target(r.e, "wdt0", 300);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_MSG(engine_target(r.e, 0)->state == TARGET_EXPIRED,
+		  "an interface gone from sysfs was found: %s",
+		  engine_target(r.e, 0)->node);
+	CHECK_MSG(engine_target(r.e, 1)->state == TARGET_EXPIRED,
+		  "a tty gone from sysfs was found: %s",
+		  engine_target(r.e, 1)->node);
+	CHECK_INT(engine_target(r.e, 2)->state, TARGET_FOUND);
+	CHECK(devtab_find(engine_devtab(r.e), "/devices/virtual/net/wdt9") ==
+	      NULL);
+	run_end(&r);
+}
+
 /* Makes @dev/@name an 8 MiB image: ext4 with @uuid and @label, or zeros
  * when @uuid is NULL; @corrupt zeroes the ext4 magic (offset 0x438). */
 static void make_image(const char *dev, const char *name, const char *uuid,
@@ -822,6 +867,7 @@ int main(void)
 	test_found_deadline_no_spin();
 	test_console_and_net();
 	test_lost_retakes();
+	test_add_of_gone();
 	test_probe();
 	return test_summary("test-engine");
 }
