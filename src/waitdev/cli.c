@@ -373,7 +373,8 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	r = engine_run(e);
 	report_stats(e);
 	if (r < 0) {
-		log_err("wait failed: %s", strerror(-r));
+		if (!engine_error_reported(e))
+			log_err("wait failed: %s", strerror(-r));
 		return EXIT_SYSTEM;
 	}
 	if (r == EXIT_TIMEOUT)

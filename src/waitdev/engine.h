@@ -90,6 +90,10 @@ int engine_add_target(struct engine *e, const char *role,
  */
 int engine_run(struct engine *e);
 
+/* Whether engine_run()'s negative errno was logged already, with what
+ * failed (sysfs, the sockets): the caller need not say it again. */
+bool engine_error_reported(const struct engine *e);
+
 /* Whether this engine reads udevd's events (after resolving AUTO). */
 bool engine_uses_udev(const struct engine *e);
 

@@ -119,6 +119,8 @@ static int scan_one(struct sysfs *s, int classfd, const char *classdir,
 		return 0; /* not a device link: ignore */
 	snprintf(path, sizeof(path), "%s/uevent", devpath + 1);
 	n = read_file_at(s->fd, path, buf, sizeof(buf));
+	if (n < 0 && errno_is_resource((int)n))
+		return (int)n; /* not known to be gone: say so */
 	if (n < 0)
 		return 0; /* removed while we looked */
 	if (uevent_parse_file(buf, (size_t)n, devpath, subsystem, &ev) < 0)

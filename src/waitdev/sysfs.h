@@ -27,8 +27,9 @@ typedef int (*sysfs_scan_fn)(void *ctx, const struct uevent *ev);
 /*
  * Scans the class directory of @kind, calling @fn with an "add" uevent
  * built from each device's uevent file. A device that vanishes during the
- * scan is skipped. Returns 0, a negative errno, or what @fn returned when
- * it returned non-zero.
+ * scan is skipped; running out of descriptors or memory while reading one
+ * (EMFILE, ENFILE, ENOMEM) is an error, not a vanished device. Returns 0,
+ * a negative errno, or what @fn returned when it returned non-zero.
  */
 int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn,
 	       void *ctx);

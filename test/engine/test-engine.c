@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -754,6 +755,74 @@ static void test_add_of_gone(void)
 	run_end(&r);
 }
 
+/*
+ * Out of descriptors (ulimit -n 9): whatever the engine was opening when
+ * they ran out, a present device is never taken for a missing one. With
+ * @spare descriptors left below the limit, the run either finds sda1 or
+ * fails with EMFILE; a timeout would mean "not there".
+ */
+static int run_with_spare_fds(int spare)
+{
+	struct rlimit rl;
+	struct run r;
+	int fd, last = -1, result;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sda1", 8, 1, 2048, NULL, true);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1",
+			 300);
+	/* every descriptor below the limit in use but @spare */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)fd + 64;
+	close(fd);
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		perror("setrlimit");
+		_exit(99);
+	}
+	while ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		last = fd;
+	for (fd = last; spare > 0 && fd >= 0; fd--, spare--)
+		close(fd);
+	result = engine_run(r.e);
+	run_end(&r);
+	return result;
+}
+
+static void test_out_of_fds(void)
+{
+	int spare;
+
+	for (spare = 0; spare <= 12; spare++) {
+		pid_t pid;
+		int st;
+
+		fflush(stderr);
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			exit(99);
+		}
+		if (pid == 0) {
+			int result = run_with_spare_fds(spare);
+
+			if (result == EXIT_FOUND)
+				_exit(0);
+			if (result == -EMFILE)
+				_exit(1);
+			fprintf(stderr,
+				"%d spare descriptors: engine_run() = "
+				"%d\n",
+				spare, result);
+			_exit(2);
+		}
+		waitpid(pid, &st, 0);
+		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) <= 1,
+			  "%d spare descriptors: neither found nor EMFILE "
+			  "(status %d): a present device taken for missing",
+			  spare, st);
+	}
+}
+
 /* Makes @dev/@name an 8 MiB image: ext4 with @uuid and @label, or zeros
  * when @uuid is NULL; @corrupt zeroes the ext4 magic (offset 0x438). */
 static void make_image(const char *dev, const char *name, const char *uuid,
@@ -868,6 +937,7 @@ int main(void)
 	test_console_and_net();
 	test_lost_retakes();
 	test_add_of_gone();
+	test_out_of_fds();
 	test_probe();
 	return test_summary("test-engine");
 }
