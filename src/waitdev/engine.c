@@ -678,6 +678,12 @@ static int engine_subscribe(struct engine *e)
 	int r;
 
 	r = sysfs_open(e->opts.sysfs_root, &e->sysfs);
+	if (r == -ENODEV)
+		return engine_fail(e, r,
+				   "%s is not a sysfs (is sysfs mounted "
+				   "there?)",
+				   e->opts.sysfs_root ? e->opts.sysfs_root
+						      : "/sys");
 	if (r < 0)
 		return engine_fail(e, r, "cannot open sysfs at %s",
 				   e->opts.sysfs_root ? e->opts.sysfs_root

@@ -15,6 +15,11 @@
 
 struct sysfs;
 
+/*
+ * Opens the sysfs root: @root, or /sys when NULL. -ENODEV when it is not
+ * a sysfs (/sys not mounted): /sys must be one (SYSFS_MAGIC), a tree
+ * given as @root must have class/ and devices/ as every sysfs has.
+ */
 int sysfs_open(const char *root, struct sysfs **out);
 void sysfs_free(struct sysfs *sysfs);
 const char *sysfs_root(const struct sysfs *sysfs);

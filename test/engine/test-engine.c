@@ -823,6 +823,43 @@ static void test_out_of_fds(void)
 	}
 }
 
+/*
+ * /sys not mounted: the mount point is an empty directory. Nothing may be
+ * "found" or reported "not ready": the run fails, naming sysfs.
+ */
+static void test_sysfs_missing(void)
+{
+	struct run r;
+	char path[700];
+	int res;
+
+	run_begin(&r, false);
+	/* what a real sysfs always has, and an empty mount point has not */
+	snprintf(path, sizeof(path), "rm -rf '%s/class' '%s/devices'",
+		 r.fs.root, r.fs.root);
+	CHECK(system(path) == 0);
+	fakesys_send_raw(&r.fs,
+			 "add@/devices/virtual/net/eth0\0ACTION=add\0"
+			 "DEVPATH=/devices/virtual/net/eth0\0SUBSYSTEM=net\0"
+			 "INTERFACE=eth0\0IFINDEX=2\0SEQNUM=5\0",
+			 sizeof("add@/devices/virtual/net/eth0\0ACTION=add\0"
+				"DEVPATH=/devices/virtual/net/eth0\0"
+				"SUBSYSTEM=net\0INTERFACE=eth0\0IFINDEX=2\0"
+				"SEQNUM=5\0") -
+				 1);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_net_target(r.e, "eth0", 300);
+	add_block_target(r.e, "/dev/sda1", 300);
+	res = engine_run(r.e);
+	CHECK_MSG(res < 0,
+		  "engine_run() = %d on an empty sysfs: expected an "
+		  "error",
+		  res);
+	CHECK(engine_error_reported(r.e));
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_WAITING);
+	run_end(&r);
+}
+
 /* Makes @dev/@name an 8 MiB image: ext4 with @uuid and @label, or zeros
  * when @uuid is NULL; @corrupt zeroes the ext4 magic (offset 0x438). */
 static void make_image(const char *dev, const char *name, const char *uuid,
@@ -938,6 +975,7 @@ int main(void)
 	test_lost_retakes();
 	test_add_of_gone();
 	test_out_of_fds();
+	test_sysfs_missing();
 	test_probe();
 	return test_summary("test-engine");
 }
