@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,8 +59,33 @@ bool source_has_udev_properties(const struct source *src)
 
 bool source_udev_running(void)
 {
-	/* udevd creates its control socket when it is ready */
-	return access("/run/udev/control", F_OK) == 0;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+
+	/*
+	 * udevd listens on its control socket while it runs; a killed one
+	 * leaves the file behind, so its existence says nothing. Connect,
+	 * as "udevadm control --ping" does (udevd takes a connection that
+	 * sends nothing for one that went away): refused or missing means
+	 * no udevd. Where we may not connect (not root), the file is all
+	 * there is to go by.
+	 */
+	strscpy(addr.sun_path, UDEV_CONTROL, sizeof(addr.sun_path));
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return access(UDEV_CONTROL, F_OK) == 0;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+		return true;
+	switch (errno) {
+	case EAGAIN: /* its backlog is full: busy, not gone */
+	case EINPROGRESS:
+		return true;
+	case EACCES:
+	case EPERM:
+		return access(UDEV_CONTROL, F_OK) == 0;
+	default: /* ECONNREFUSED: stale; ENOENT: none */
+		return false;
+	}
 }
 
 int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,

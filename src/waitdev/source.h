@@ -45,7 +45,14 @@ int source_open_fd(struct source **out, struct sysfs *sysfs, int fd);
  * (ID_FS_UUID, DEVLINKS, ...). -EOPNOTSUPP in a build without libudev.
  */
 int source_open_udev(struct source **out, int rcvbuf);
-/* Whether this build has the udev source; whether udevd runs here. */
+/* udevd's control socket: it listens there while it runs. */
+#define UDEV_CONTROL "/run/udev/control"
+
+/*
+ * Whether this build has the udev source; whether udevd runs here (a
+ * connection to UDEV_CONTROL is accepted: a stale socket file left by a
+ * killed udevd refuses it).
+ */
 bool source_udev_available(void);
 bool source_udev_running(void);
 void source_free(struct source *src);
