@@ -81,8 +81,10 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 	*out = e;
 	return 0;
 fail:
-	/* the loader was handed over: it goes with us */
+	/* the loader and the uevent fd were handed over: they go with us */
 	modload_free(opts->modload);
+	if (opts->uevent_fd >= 0)
+		close(opts->uevent_fd);
 	free(e);
 	return r;
 }
@@ -100,6 +102,8 @@ void engine_free(struct engine *e)
 	if (e->epoll_fd >= 0)
 		close(e->epoll_fd);
 	modload_free(e->opts.modload);
+	if (e->opts.uevent_fd >= 0)
+		close(e->opts.uevent_fd); /* never handed to a source */
 	rtnl_free(e->rtnl);
 	source_free(e->source);
 	sysfs_free(e->sysfs);
@@ -690,9 +694,10 @@ static int engine_subscribe(struct engine *e)
 						      : "/sys");
 	if (e->use_udev)
 		r = source_open_udev(&e->source, e->opts.rcvbuf);
-	else if (e->opts.uevent_fd >= 0)
+	else if (e->opts.uevent_fd >= 0) {
 		r = source_open_fd(&e->source, e->sysfs, e->opts.uevent_fd);
-	else
+		e->opts.uevent_fd = -1; /* the source's now, or closed */
+	} else
 		r = source_open_kernel(&e->source, e->sysfs, e->opts.rcvbuf);
 	if (r < 0)
 		return engine_fail(e, r, "cannot subscribe to uevents");

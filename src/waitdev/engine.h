@@ -48,8 +48,10 @@ enum engine_source {
 struct engine_options {
 	const char *sysfs_root; /* NULL: /sys */
 	const char *dev_root;	/* NULL: /dev (device nodes to probe) */
-	int uevent_fd;		/* -1: the kernel's netlink socket */
-	int rcvbuf;		/* 0: SOURCE_RCVBUF_DEFAULT */
+	/* -1: the kernel's netlink socket; else taken over by
+	 * engine_new(), closed whatever happens */
+	int uevent_fd;
+	int rcvbuf; /* 0: SOURCE_RCVBUF_DEFAULT */
 	enum engine_source source;
 	/* load modules for each MODALIAS seen (NULL: do not); the engine
 	 * takes it over and engine_free() frees it */

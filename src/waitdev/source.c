@@ -206,6 +206,7 @@ static const struct source_ops datagram_ops = {
 	.free = datagram_free,
 };
 
+/* Takes @fd over: it is the source's, or closed on failure. */
 static int datagram_source(struct source **out, struct sysfs *sysfs, int fd,
 			   bool netlink)
 {
@@ -215,6 +216,7 @@ static int datagram_source(struct source **out, struct sysfs *sysfs, int fd,
 	if (!src || !dg) {
 		free(src);
 		free(dg);
+		close(fd);
 		return -ENOMEM;
 	}
 	dg->netlink = netlink;
@@ -249,23 +251,26 @@ int source_open_kernel(struct source **out, struct sysfs *sysfs, int rcvbuf)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 		return -errno;
-	r = datagram_source(out, sysfs, fd, true);
-	if (r == 0)
-		fd = -1;
-	return r;
+	r = fd;
+	fd = -1; /* datagram_source() takes it */
+	return datagram_source(out, sysfs, r, true);
 }
 
 int source_open_fd(struct source **out, struct sysfs *sysfs, int fd)
 {
-	int one = 1, fl;
+	int one = 1, fl, r;
 
 	/* credentials are checked on this path too */
 	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
-		return -errno;
+		goto fail;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
+		goto fail;
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return -errno;
+		goto fail;
 	return datagram_source(out, sysfs, fd, false);
+fail:
+	r = -errno;
+	close(fd); /* taken over, whatever happens */
+	return r;
 }

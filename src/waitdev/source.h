@@ -37,7 +37,8 @@ struct source;
 /* Opens and binds the kernel uevent socket; the initial scan reads
  * @sysfs. @rcvbuf 0 = default. */
 int source_open_kernel(struct source **out, struct sysfs *sysfs, int rcvbuf);
-/* Wraps @fd (taken over, closed by source_free); scans @sysfs. */
+/* Wraps @fd (taken over: closed by source_free(), or at once when this
+ * fails); scans @sysfs. */
 int source_open_fd(struct source **out, struct sysfs *sysfs, int fd);
 /*
  * udevd's processed events (netlink group "udev") through libudev, and

@@ -860,6 +860,58 @@ static void test_sysfs_missing(void)
 	run_end(&r);
 }
 
+/*
+ * The uevent fd is the engine's once given: closed however the run ends,
+ * also when it is refused (a pipe is no socket: SO_PASSCRED fails) or
+ * never used (sysfs cannot be opened).
+ */
+static void test_uevent_fd_closed(void)
+{
+	struct engine_options opts = { .uevent_fd = -1 };
+	struct engine *e;
+	struct spec spec;
+	char err[100];
+	int p[2], res;
+
+	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	opts.sysfs_root = "/";
+	opts.uevent_fd = p[0];
+	CHECK(engine_new(&e, &opts) == 0);
+	spec_parse_block("/dev/sdz", &spec, err, sizeof(err));
+	CHECK(engine_add_target(e, "root", &spec, 100) == 0);
+	res = engine_run(e);
+	CHECK_MSG(res == -ENOTSOCK || res == -ENODEV,
+		  "engine_run() = %d with a pipe for uevents", res);
+	engine_free(e);
+	errno = 0;
+	CHECK_MSG(fcntl(p[0], F_GETFD) < 0 && errno == EBADF,
+		  "the refused uevent fd %d was left open", p[0]);
+	if (fcntl(p[0], F_GETFD) >= 0)
+		close(p[0]);
+
+	/* a real sysfs tree, refused at the socket */
+	{
+		struct fakesys fs;
+
+		fakesys_init(&fs);
+		CHECK(pipe2(p, O_CLOEXEC) == 0);
+		opts.sysfs_root = fs.root;
+		opts.uevent_fd = p[0];
+		CHECK(engine_new(&e, &opts) == 0);
+		CHECK(engine_add_target(e, "root", &spec, 100) == 0);
+		CHECK_INT(engine_run(e), -ENOTSOCK);
+		engine_free(e);
+		errno = 0;
+		CHECK_MSG(fcntl(p[0], F_GETFD) < 0 && errno == EBADF,
+			  "the uevent fd %d (a pipe) was left open", p[0]);
+		if (fcntl(p[0], F_GETFD) >= 0)
+			close(p[0]);
+		close(fs.feed[0]);
+		fakesys_cleanup(&fs);
+	}
+	close(p[1]);
+}
+
 /* Makes @dev/@name an 8 MiB image: ext4 with @uuid and @label, or zeros
  * when @uuid is NULL; @corrupt zeroes the ext4 magic (offset 0x438). */
 static void make_image(const char *dev, const char *name, const char *uuid,
@@ -976,6 +1028,7 @@ int main(void)
 	test_add_of_gone();
 	test_out_of_fds();
 	test_sysfs_missing();
+	test_uevent_fd_closed();
 	test_probe();
 	return test_summary("test-engine");
 }
