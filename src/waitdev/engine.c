@@ -628,6 +628,8 @@ static int engine_on_rtnl(struct engine *e)
 {
 	int r = rtnl_recv(e->rtnl, link_cb, e);
 
+	if (r == 1)
+		return 0; /* a full batch: epoll brings us back for the rest */
 	if (r == 0 && e->rtnl_congested) {
 		log_info("rtnetlink queue read empty after an overflow, "
 			 "rereading link state again");
