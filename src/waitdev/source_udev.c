@@ -70,14 +70,9 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 	ev->partname = udev_device_get_property_value(d, "PARTNAME");
 	ev->interface = udev_device_get_property_value(d, "INTERFACE");
 	ev->modalias = udev_device_get_property_value(d, "MODALIAS");
-	if (parse_num(udev_device_get_property_value(d, "MAJOR"), 4095, &v) > 0)
-		ev->major = (unsigned)v;
-	if (parse_num(udev_device_get_property_value(d, "MINOR"), 1048575, &v) >
-	    0) {
-		ev->minor = (unsigned)v;
-		ev->has_devt = udev_device_get_property_value(d, "MAJOR") !=
-			       NULL;
-	}
+	if (uevent_set_devt(ev, udev_device_get_property_value(d, "MAJOR"),
+			    udev_device_get_property_value(d, "MINOR")) < 0)
+		return -EBADMSG;
 	if (parse_num(udev_device_get_property_value(d, "PARTN"), 65535, &v) >
 	    0)
 		ev->partn = (unsigned)v;
