@@ -601,8 +601,12 @@ static int engine_on_source(struct engine *e)
 		return engine_uevent_overflow(e, true);
 	if (r == -EPIPE) {
 		log_debug("uevent feed closed");
-		epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
-			  NULL);
+		/* left in, the closed feed would wake us for ever */
+		if (epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
+			      NULL) < 0)
+			return engine_fail(e, -errno,
+					   "cannot stop watching the closed "
+					   "uevent feed");
 		return 0;
 	}
 	return r;
