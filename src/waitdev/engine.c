@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct engine {
 	uint64_t next_deadline; /* what the timer is armed for */
 	/* an overflow was reported and its queue not yet read empty */
 	bool uevent_congested, rtnl_congested;
+	bool error_reported; /* engine_run()'s error has been logged */
 	struct engine_stats stats;
 };
 
@@ -79,8 +81,10 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 	*out = e;
 	return 0;
 fail:
-	/* the loader was handed over: it goes with us */
+	/* the loader and the uevent fd were handed over: they go with us */
 	modload_free(opts->modload);
+	if (opts->uevent_fd >= 0)
+		close(opts->uevent_fd);
 	free(e);
 	return r;
 }
@@ -98,6 +102,8 @@ void engine_free(struct engine *e)
 	if (e->epoll_fd >= 0)
 		close(e->epoll_fd);
 	modload_free(e->opts.modload);
+	if (e->opts.uevent_fd >= 0)
+		close(e->opts.uevent_fd); /* never handed to a source */
 	rtnl_free(e->rtnl);
 	source_free(e->source);
 	sysfs_free(e->sysfs);
@@ -165,6 +171,30 @@ struct engine_stats engine_stats(const struct engine *e)
 	if (e->source)
 		s.source = *source_stats(e->source);
 	return s;
+}
+
+bool engine_error_reported(const struct engine *e)
+{
+	return e->error_reported;
+}
+
+/* Logs the one error line for a failed run (the first only); returns @r. */
+static int engine_fail(struct engine *e, int r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int engine_fail(struct engine *e, int r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (e->error_reported)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_err("%s: %s", msg, strerror(-r));
+	e->error_reported = true;
+	return r;
 }
 
 static uint64_t elapsed_ms(const struct engine *e)
@@ -315,29 +345,31 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 	return false;
 }
 
-static void engine_probe(struct engine *e, struct device *dev,
-			 const struct uevent *ev)
+static int engine_probe(struct engine *e, struct device *dev,
+			const struct uevent *ev)
 {
 	char node[512];
 	int r;
 
 	if (dev->probed && ev->seqnum == 0)
-		return;
+		return 0;
 	if (!engine_wants_probe(e, dev)) {
 		device_forget_probe(dev);
-		return;
+		return 0;
 	}
 	/* what an earlier probe found says nothing about the medium now */
 	device_forget_probe(dev);
 	if (dev->size == 0 || !dev->name)
-		return; /* nothing to read: no medium */
+		return 0; /* nothing to read: no medium */
 	snprintf(node, sizeof(node), "%s/%s",
 		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
 	r = probe_block(dev, node);
+	if (errno_is_resource(r))
+		return engine_fail(e, r, "cannot probe %s", node);
 	if (r < 0) {
 		/* unreadable: we know nothing, readiness goes by size */
 		log_debug("%s: probe: %s", node, strerror(-r));
-		return;
+		return 0;
 	}
 	dev->probed = true;
 	log_debug("%s: type %s uuid %s label %s partuuid %s", node,
@@ -345,6 +377,7 @@ static void engine_probe(struct engine *e, struct device *dev,
 		  dev->fs_uuid ? dev->fs_uuid : "-",
 		  dev->fs_label ? dev->fs_label : "-",
 		  dev->part_uuid ? dev->part_uuid : "-");
+	return 0;
 }
 
 static int engine_apply(struct engine *e, const struct uevent *ev)
@@ -385,10 +418,27 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 			  ev->fs_label ? ev->fs_label : "-",
 			  ev->part_uuid ? ev->part_uuid : "-");
 	r = sysfs_read_attrs(e->sysfs, dev);
+	if (errno_is_resource(r))
+		return engine_fail(e, r, "cannot read sysfs for %s",
+				   ev->devpath);
+	if (r < 0 && kind != DEV_BLOCK) {
+		/*
+		 * An interface or tty whose "add" is read after it went away
+		 * again (ip link add, ip link del) is not there, and neither
+		 * is a forged one: the record goes, found it never was.
+		 */
+		log_debug("%s: not in sysfs (%s): gone, or never there",
+			  ev->devpath, strerror(-r));
+		engine_forget(e, dev);
+		return 0;
+	}
 	if (r < 0)
 		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));
-	if (e->want_probe && kind == DEV_BLOCK)
-		engine_probe(e, dev, ev);
+	if (e->want_probe && kind == DEV_BLOCK) {
+		r = engine_probe(e, dev, ev);
+		if (r < 0)
+			return r;
+	}
 	engine_evaluate(e, dev);
 	return 0;
 }
@@ -417,7 +467,11 @@ static int engine_scan(struct engine *e, bool sweep)
 			engine_forget(e, dev);
 	}
 	e->rescanning = false;
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return engine_fail(e, r, "cannot scan sysfs at %s",
+				   e->opts.sysfs_root ? e->opts.sysfs_root
+						      : "/sys");
+	return 0;
 }
 
 static bool engine_done(const struct engine *e)
@@ -547,8 +601,12 @@ static int engine_on_source(struct engine *e)
 		return engine_uevent_overflow(e, true);
 	if (r == -EPIPE) {
 		log_debug("uevent feed closed");
-		epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
-			  NULL);
+		/* left in, the closed feed would wake us for ever */
+		if (epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
+			      NULL) < 0)
+			return engine_fail(e, -errno,
+					   "cannot stop watching the closed "
+					   "uevent feed");
 		return 0;
 	}
 	return r;
@@ -574,6 +632,8 @@ static int engine_on_rtnl(struct engine *e)
 {
 	int r = rtnl_recv(e->rtnl, link_cb, e);
 
+	if (r == 1)
+		return 0; /* a full batch: epoll brings us back for the rest */
 	if (r == 0 && e->rtnl_congested) {
 		log_info("rtnetlink queue read empty after an overflow, "
 			 "rereading link state again");
@@ -628,29 +688,30 @@ static int engine_subscribe(struct engine *e)
 	int r;
 
 	r = sysfs_open(e->opts.sysfs_root, &e->sysfs);
-	if (r < 0) {
-		log_err("cannot open sysfs at %s: %s",
-			e->opts.sysfs_root ? e->opts.sysfs_root : "/sys",
-			strerror(-r));
-		return r;
-	}
+	if (r == -ENODEV)
+		return engine_fail(e, r,
+				   "%s is not a sysfs (is sysfs mounted "
+				   "there?)",
+				   e->opts.sysfs_root ? e->opts.sysfs_root
+						      : "/sys");
+	if (r < 0)
+		return engine_fail(e, r, "cannot open sysfs at %s",
+				   e->opts.sysfs_root ? e->opts.sysfs_root
+						      : "/sys");
 	if (e->use_udev)
 		r = source_open_udev(&e->source, e->opts.rcvbuf);
-	else if (e->opts.uevent_fd >= 0)
+	else if (e->opts.uevent_fd >= 0) {
 		r = source_open_fd(&e->source, e->sysfs, e->opts.uevent_fd);
-	else
+		e->opts.uevent_fd = -1; /* the source's now, or closed */
+	} else
 		r = source_open_kernel(&e->source, e->sysfs, e->opts.rcvbuf);
-	if (r < 0) {
-		log_err("cannot subscribe to uevents: %s", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return engine_fail(e, r, "cannot subscribe to uevents");
 	if (e->want_link) {
 		r = rtnl_open(&e->rtnl);
-		if (r < 0) {
-			log_err("cannot subscribe to rtnetlink: %s",
-				strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			return engine_fail(e, r,
+					   "cannot subscribe to rtnetlink");
 	}
 	return 0;
 }
