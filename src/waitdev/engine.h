@@ -34,9 +34,10 @@ struct target {
 	uint64_t deadline;   /* absolute CLOCK_MONOTONIC ms */
 	enum target_state state;
 	const struct device *dev; /* while TARGET_FOUND */
-	char node[256];		  /* "/dev/sda1", "eth0" */
-	uint64_t waited_ms;	  /* from the start to found/expired */
-	unsigned int lost;	  /* times it went away again */
+	/* "/dev/sda1", "eth0": whole, whatever DEVNAME the parser took */
+	char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
+	uint64_t waited_ms; /* from the start to found/expired */
+	unsigned int lost;  /* times it went away again */
 };
 
 enum engine_source {
