@@ -249,6 +249,21 @@ static void target_lost(struct engine *e, struct target *t, const char *why)
 		target_found(e, t, other);
 }
 
+/*
+ * A found device renamed (udev's eth0 -> enp0s3 at every boot, a "move"
+ * uevent or RTM_NEWLINK with a new IFLA_IFNAME) and still accepted: what
+ * is reported is the name it has now, not one that no longer exists.
+ */
+static void target_refresh(struct target *t)
+{
+	char node[sizeof(t->node)];
+
+	if (device_node(t->dev, node, sizeof(node)) < 0 || streq(node, t->node))
+		return;
+	log_notice("%s %s: %s is now %s", t->role, t->spec.text, t->node, node);
+	memcpy(t->node, node, sizeof(node));
+}
+
 /* Re-decides every target against one (new or changed) record. */
 static void engine_evaluate(struct engine *e, const struct device *dev)
 {
@@ -261,6 +276,8 @@ static void engine_evaluate(struct engine *e, const struct device *dev)
 
 		if (t->state == TARGET_FOUND && t->dev == dev && !ok) {
 			target_lost(e, t, "is no longer ready");
+		} else if (t->state == TARGET_FOUND && t->dev == dev) {
+			target_refresh(t);
 		} else if (t->state == TARGET_WAITING && ok) {
 			target_found(e, t, dev);
 		} else if (t->state == TARGET_WAITING &&
@@ -487,6 +504,11 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 	dev = devtab_find_ifindex(e->devtab, link->ifindex);
 	if (!dev)
 		return; /* not announced yet: its "add" reads sysfs */
+	/* renamed: the "move" uevent says so too, but maybe later */
+	if (link->ifname && !streq(dev->name, link->ifname) &&
+	    device_set_name(dev, link->ifname) < 0)
+		log_warn("interface %d renamed to %s: %s", link->ifindex,
+			 link->ifname, strerror(ENOMEM));
 	dev->flags = link->flags;
 	dev->operstate = link->operstate;
 	if (link->mac && link->mac_len <= DEV_MAC_MAX) {
@@ -494,6 +516,11 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 		dev->mac_len = link->mac_len;
 	}
 	engine_evaluate(e, dev);
+}
+
+void engine_inject_link(struct engine *e, const struct rtnl_link *link)
+{
+	link_cb(e, link);
 }
 
 /*

@@ -16,6 +16,7 @@
 
 #include "devtab.h"
 #include "modload.h"
+#include "rtnl.h"
 #include "source.h"
 #include "spec.h"
 
@@ -100,5 +101,12 @@ const struct devtab *engine_devtab(const struct engine *e);
 struct engine_stats engine_stats(const struct engine *e);
 /* The module loader given in the options, or NULL. */
 struct modload *engine_modload(const struct engine *e);
+
+/*
+ * Tests and fuzzing: applies @link as if rtnetlink had reported it (link
+ * state, address, a new name) and re-decides every target, as the loop
+ * does. Call it from a hook or after engine_run().
+ */
+void engine_inject_link(struct engine *e, const struct rtnl_link *link);
 
 #endif

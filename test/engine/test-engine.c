@@ -764,6 +764,80 @@ static void test_output_names(void)
 	run_end(&r);
 }
 
+/* What udev does at boot: eth0 -> enp0s3, a "move" uevent. */
+static void rename_eth0(void *ctx)
+{
+	struct run *r = ctx;
+	char from[600], to[600];
+
+	snprintf(from, sizeof(from), "%s/devices/virtual/net/eth0", r->fs.root);
+	snprintf(to, sizeof(to), "%s/devices/virtual/net/enp0s3", r->fs.root);
+	if (rename(from, to) < 0) {
+		perror(to);
+		exit(99);
+	}
+	send_uevent(&r->fs, "move", "net", "enp0s3",
+		    "DEVPATH_OLD=/devices/virtual/net/eth0", "INTERFACE=enp0s3",
+		    "IFINDEX=2", (const char *)NULL);
+}
+
+/* The same rename as rtnetlink tells it, before any uevent. */
+static void rename_eth0_rtnl(void *ctx)
+{
+	struct run *r = ctx;
+	struct rtnl_link link = {
+		.ifindex = 2,
+		.flags = 0x1003,
+		.operstate = 6, /* IF_OPER_UP */
+		.ifname = "enp0s3",
+	};
+
+	engine_inject_link(r->e, &link);
+}
+
+/*
+ * An interface found by MAC or glob and then renamed is reported under
+ * its new name (issue 13, item 6); one found by its old name is lost.
+ */
+static void test_renamed(void)
+{
+	static char text[4096];
+	char val[100];
+	struct run r;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		run_begin(&r, false);
+		fakesys_add_net(&r.fs, "eth0", 2, "52:54:00:12:34:56", 0x1003,
+				"up");
+		engine_for(&r, false, 0, NULL,
+			   pass ? rename_eth0_rtnl : rename_eth0);
+		add_net_target(r.e, "52:54:00:12:34:56", 1000);
+		add_net_target(r.e, "e*", 1000);
+		add_net_target(r.e, "eth0", 300);
+		/* keeps it waiting: the rename comes after the scan */
+		add_console_target(r.e, "ttyNOPE0", 300);
+		CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+		CHECK_STR(engine_target(r.e, 0)->node, "enp0s3");
+		CHECK_STR(engine_target(r.e, 1)->node, "enp0s3");
+		/* eth0 by name: no such interface any more */
+		CHECK_INT(engine_target(r.e, 2)->state, TARGET_EXPIRED);
+		CHECK_INT(engine_target(r.e, 2)->lost, 1);
+
+		result_text(r.e, REPORT_PLAIN, text, sizeof(text));
+		CHECK_MSG(streq(text, "net enp0s3\nnet enp0s3\n"),
+			  "plain output:\n%s", text);
+		result_text(r.e, REPORT_JSON, text, sizeof(text));
+		CHECK_MSG(strstr(text, "\"device\":\"enp0s3\"") &&
+				  !strstr(text, "\"device\":\"eth0\""),
+			  "JSON output:\n%s", text);
+		result_text(r.e, REPORT_SHELL, text, sizeof(text));
+		shell_value(text, "WAITDEV_NET", val, sizeof(val));
+		CHECK_STR(val, "enp0s3 enp0s3");
+		run_end(&r);
+	}
+}
+
 static void send_sigterm(struct fakesys *fs)
 {
 	(void)fs;
@@ -1015,6 +1089,7 @@ int main(void)
 	test_deadline_diagnosis();
 	test_long_tty_name();
 	test_output_names();
+	test_renamed();
 	test_sigterm();
 	test_zero_timeout();
 	test_found_deadline_no_spin();
