@@ -401,13 +401,18 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 			  ev->fs_uuid ? ev->fs_uuid : "-",
 			  ev->fs_label ? ev->fs_label : "-",
 			  ev->part_uuid ? ev->part_uuid : "-");
-	r = sysfs_read_attrs(e->sysfs, dev);
+	r = e->sysfs ? sysfs_read_attrs(e->sysfs, dev) : -ENODEV;
 	if (r < 0)
 		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));
 	if (e->want_probe && kind == DEV_BLOCK)
 		engine_probe(e, dev, ev);
 	engine_evaluate(e, dev);
 	return 0;
+}
+
+int engine_inject_uevent(struct engine *e, const struct uevent *ev)
+{
+	return engine_apply(e, ev);
 }
 
 static int scan_cb(void *ctx, const struct uevent *ev)

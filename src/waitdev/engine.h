@@ -109,4 +109,11 @@ struct modload *engine_modload(const struct engine *e);
  */
 void engine_inject_link(struct engine *e, const struct rtnl_link *link);
 
+/*
+ * Tests and fuzzing: applies @ev as if the source had delivered it and
+ * re-decides every target. Before engine_run() there is no sysfs yet:
+ * the record is what @ev says. 0 or -ENOMEM.
+ */
+int engine_inject_uevent(struct engine *e, const struct uevent *ev);
+
 #endif
