@@ -269,9 +269,9 @@ static void seen_net(const struct device *d)
 /* Virtual terminals tty0..tty63 are many and never a typo target. */
 static bool is_vt(const char *name)
 {
-	size_t n = strspn(name + 3, "0123456789");
-
-	return strncmp(name, "tty", 3) == 0 && n > 0 && name[3 + n] == '\0';
+	/* "tty" first: a shorter name must not be read past its end */
+	return strncmp(name, "tty", 3) == 0 &&
+	       name[3 + strspn(name + 3, "0123456789")] == '\0' && name[3];
 }
 
 static void seen_ttys(const struct devtab *tab)
