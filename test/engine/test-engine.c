@@ -595,6 +595,12 @@ static void test_long_tty_name(void)
 	memset(devname + 8, 'x', 1500);
 	run_begin(&r, false);
 	fakesys_add_tty(&r.fs, "ttyS0", 4, 64);
+	/* in sysfs (as a real device would be), but only the uevents tell
+	 * their names */
+	fakesys_add_tty(&r.fs, "ttyLONG", 4, 65);
+	fakesys_unlist(&r.fs, "tty", "ttyLONG");
+	fakesys_add_tty(&r.fs, "ttyESC", 4, 66);
+	fakesys_unlist(&r.fs, "tty", "ttyESC");
 	send_uevent(&r.fs, "add", "tty", "ttyLONG", "MAJOR=4", "MINOR=65",
 		    devname, (const char *)NULL);
 	/* and a name that would break the line and drive the terminal */
