@@ -34,6 +34,17 @@ void device_clear(struct device *dev)
 	memset(dev, 0, sizeof(*dev));
 }
 
+int device_set_name(struct device *dev, const char *name)
+{
+	char *copy = strdup(name);
+
+	if (!copy)
+		return -ENOMEM;
+	free(dev->name);
+	dev->name = copy;
+	return 0;
+}
+
 void device_forget_probe(struct device *dev)
 {
 	char **fields[] = { &dev->fs_type, &dev->fs_uuid, &dev->fs_label,

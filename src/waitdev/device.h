@@ -60,6 +60,8 @@ struct device {
 const char *dev_kind_name(enum dev_kind kind);
 /* Frees the strings of @dev (not @dev itself) and zeroes it. */
 void device_clear(struct device *dev);
+/* Replaces the name (an interface renamed); 0 or -ENOMEM. */
+int device_set_name(struct device *dev, const char *name);
 /* Clears what a probe found (fs_* and part_uuid), and probed. */
 void device_forget_probe(struct device *dev);
 /* "ab:cd:..." into @buf (>= 3 * DEV_MAC_MAX bytes). */

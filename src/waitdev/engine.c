@@ -279,6 +279,21 @@ static void target_lost(struct engine *e, struct target *t, const char *why)
 		target_found(e, t, other);
 }
 
+/*
+ * A found device renamed (udev's eth0 -> enp0s3 at every boot, a "move"
+ * uevent or RTM_NEWLINK with a new IFLA_IFNAME) and still accepted: what
+ * is reported is the name it has now, not one that no longer exists.
+ */
+static void target_refresh(struct target *t)
+{
+	char node[sizeof(t->node)];
+
+	if (device_node(t->dev, node, sizeof(node)) < 0 || streq(node, t->node))
+		return;
+	log_notice("%s %s: %s is now %s", t->role, t->spec.text, t->node, node);
+	memcpy(t->node, node, sizeof(node));
+}
+
 /* Re-decides every target against one (new or changed) record. */
 static void engine_evaluate(struct engine *e, const struct device *dev)
 {
@@ -291,6 +306,8 @@ static void engine_evaluate(struct engine *e, const struct device *dev)
 
 		if (t->state == TARGET_FOUND && t->dev == dev && !ok) {
 			target_lost(e, t, "is no longer ready");
+		} else if (t->state == TARGET_FOUND && t->dev == dev) {
+			target_refresh(t);
 		} else if (t->state == TARGET_WAITING && ok) {
 			target_found(e, t, dev);
 		} else if (t->state == TARGET_WAITING &&
@@ -417,20 +434,29 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 			  ev->fs_uuid ? ev->fs_uuid : "-",
 			  ev->fs_label ? ev->fs_label : "-",
 			  ev->part_uuid ? ev->part_uuid : "-");
-	r = sysfs_read_attrs(e->sysfs, dev);
-	if (errno_is_resource(r))
-		return engine_fail(e, r, "cannot read sysfs for %s",
-				   ev->devpath);
-	if (r < 0 && kind != DEV_BLOCK) {
+	if (!e->sysfs) {
 		/*
-		 * An interface or tty whose "add" is read after it went away
-		 * again (ip link add, ip link del) is not there, and neither
-		 * is a forged one: the record goes, found it never was.
+		 * engine_inject_uevent() into an engine that never ran (the
+		 * report fuzzer): there is no sysfs to check the event against.
 		 */
-		log_debug("%s: not in sysfs (%s): gone, or never there",
-			  ev->devpath, strerror(-r));
-		engine_forget(e, dev);
-		return 0;
+		r = -ENODEV;
+	} else {
+		r = sysfs_read_attrs(e->sysfs, dev);
+		if (errno_is_resource(r))
+			return engine_fail(e, r, "cannot read sysfs for %s",
+					   ev->devpath);
+		if (r < 0 && kind != DEV_BLOCK) {
+			/*
+			 * An interface or tty whose "add" is read after it
+			 * went away again (ip link add, ip link del) is not
+			 * there, and neither is a forged one: the record
+			 * goes, found it never was.
+			 */
+			log_debug("%s: not in sysfs (%s): gone, or never there",
+				  ev->devpath, strerror(-r));
+			engine_forget(e, dev);
+			return 0;
+		}
 	}
 	if (r < 0)
 		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));
@@ -441,6 +467,11 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 	}
 	engine_evaluate(e, dev);
 	return 0;
+}
+
+int engine_inject_uevent(struct engine *e, const struct uevent *ev)
+{
+	return engine_apply(e, ev);
 }
 
 static int scan_cb(void *ctx, const struct uevent *ev)
@@ -541,6 +572,11 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 	dev = devtab_find_ifindex(e->devtab, link->ifindex);
 	if (!dev)
 		return; /* not announced yet: its "add" reads sysfs */
+	/* renamed: the "move" uevent says so too, but maybe later */
+	if (link->ifname && !streq(dev->name, link->ifname) &&
+	    device_set_name(dev, link->ifname) < 0)
+		log_warn("interface %d renamed to %s: %s", link->ifindex,
+			 link->ifname, strerror(ENOMEM));
 	dev->flags = link->flags;
 	dev->operstate = link->operstate;
 	if (link->mac && link->mac_len <= DEV_MAC_MAX) {
@@ -548,6 +584,11 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 		dev->mac_len = link->mac_len;
 	}
 	engine_evaluate(e, dev);
+}
+
+void engine_inject_link(struct engine *e, const struct rtnl_link *link)
+{
+	link_cb(e, link);
 }
 
 /*

@@ -16,6 +16,7 @@
 
 #include "devtab.h"
 #include "modload.h"
+#include "rtnl.h"
 #include "source.h"
 #include "spec.h"
 
@@ -34,9 +35,10 @@ struct target {
 	uint64_t deadline;   /* absolute CLOCK_MONOTONIC ms */
 	enum target_state state;
 	const struct device *dev; /* while TARGET_FOUND */
-	char node[256];		  /* "/dev/sda1", "eth0" */
-	uint64_t waited_ms;	  /* from the start to found/expired */
-	unsigned int lost;	  /* times it went away again */
+	/* "/dev/sda1", "eth0": whole, whatever DEVNAME the parser took */
+	char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
+	uint64_t waited_ms; /* from the start to found/expired */
+	unsigned int lost;  /* times it went away again */
 };
 
 enum engine_source {
@@ -105,5 +107,19 @@ const struct devtab *engine_devtab(const struct engine *e);
 struct engine_stats engine_stats(const struct engine *e);
 /* The module loader given in the options, or NULL. */
 struct modload *engine_modload(const struct engine *e);
+
+/*
+ * Tests and fuzzing: applies @link as if rtnetlink had reported it (link
+ * state, address, a new name) and re-decides every target, as the loop
+ * does. Call it from a hook or after engine_run().
+ */
+void engine_inject_link(struct engine *e, const struct rtnl_link *link);
+
+/*
+ * Tests and fuzzing: applies @ev as if the source had delivered it and
+ * re-decides every target. Before engine_run() there is no sysfs yet:
+ * the record is what @ev says. 0 or -ENOMEM.
+ */
+int engine_inject_uevent(struct engine *e, const struct uevent *ev);
 
 #endif

@@ -12,6 +12,15 @@
 static const char *log_program = "waitdev";
 static enum log_level log_level = LOG_LVL_NOTICE;
 static int kmsg_fd = -1;
+static void (*log_sink)(void *ctx, enum log_level level, const char *line);
+static void *log_sink_ctx;
+
+void log_set_sink(void (*fn)(void *ctx, enum log_level level, const char *line),
+		  void *ctx)
+{
+	log_sink = fn;
+	log_sink_ctx = ctx;
+}
 
 void log_set_program(const char *name)
 {
@@ -74,6 +83,10 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	 * and even if cut */
 	escape_controls(raw, line, sizeof(line));
 	n = (int)strlen(line);
+	if (log_sink) {
+		log_sink(log_sink_ctx, level, line);
+		goto out;
+	}
 	fprintf(stderr, "%s: %s\n", log_program, line);
 	if (kmsg_fd >= 0) {
 		char rec[1100];

@@ -34,6 +34,14 @@ void log_close_kmsg(void);
  */
 bool log_kmsg_wanted(void);
 
+/*
+ * Tests and fuzzing: every line (escaped, without the program name and
+ * the newline) goes to @fn instead of stderr and kmsg; NULL restores
+ * them. Not thread-safe: set it before anything logs.
+ */
+void log_set_sink(void (*fn)(void *ctx, enum log_level level, const char *line),
+		  void *ctx);
+
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -11,6 +11,20 @@
 #include "report.h"
 #include "util.h"
 
+/*
+ * The diagnosis quotes names that devices (or whoever can send uevents)
+ * chose: up to 2047 bytes, any byte but NUL. Each is shown escaped and
+ * cut to REPORT_NAME_WIDTH bytes (escape_name()), and every line is
+ * built in a fixed buffer with snprintf(), so that no line outgrows the
+ * log's 1024 bytes and none can be split or forged by a name.
+ */
+#define REPORT_NAME_WIDTH 80
+#define REPORT_LINE_MAX 600
+
+/* @name escaped and cut into @buf (REPORT_NAME_WIDTH), "" for NULL. */
+#define shown(name, buf)                                                       \
+	(escape_name((name) ? (name) : "", (buf), sizeof(buf)), (buf))
+
 int report_parse_format(const char *s, enum report_format *fmt)
 {
 	if (streq(s, "plain"))
@@ -24,30 +38,44 @@ int report_parse_format(const char *s, enum report_format *fmt)
 	return 0;
 }
 
-void report_shell_quote(FILE *out, const char *s)
+/* The inside of a single-quoted word: only ' needs care there. */
+static void shell_quoted_part(FILE *out, const char *s)
 {
-	fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputs("'\\''", out);
 		else
 			fputc(*s, out);
 	}
+}
+
+void report_shell_quote(FILE *out, const char *s)
+{
+	fputc('\'', out);
+	shell_quoted_part(out, s);
 	fputc('\'', out);
 }
 
+/*
+ * A JSON string (RFC 8259) whatever the bytes: control characters as
+ * \u00NN, valid UTF-8 as it is, and a byte that is not part of valid
+ * UTF-8 as \u00NN too, the character of its Latin-1 value, so that the
+ * document stays valid UTF-8 (a device name is bytes, not text).
+ */
 static void json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_char_len(s);
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		else if (n == 0 || c < 0x20 || c == 0x7f)
 			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c, out);
+			fwrite(s, 1, n, out);
+		s += n ? n : 1;
 	}
 	fputc('"', out);
 }
@@ -64,15 +92,10 @@ static const char *state_name(enum target_state s)
 	}
 }
 
-/* Appends @word to the space-separated list in @buf (cut if full). */
-static void append_word(char *buf, size_t size, const char *word)
-{
-	size_t len = strlen(buf);
-
-	snprintf(buf + len, size - len, "%s%s", len ? " " : "", word);
-}
-
-/* WAITDEV_ROOT, WAITDEV_CONSOLE: one device; WAITDEV_NET: a list. */
+/*
+ * WAITDEV_ROOT, WAITDEV_CONSOLE: one device; WAITDEV_NET: a list. Written
+ * as it goes, never through a fixed buffer: a value is whole or absent.
+ */
 static void report_shell(FILE *out, const struct engine *e)
 {
 	static const struct {
@@ -82,35 +105,31 @@ static void report_shell(FILE *out, const struct engine *e)
 		{ "console", "WAITDEV_CONSOLE" },
 		{ "net", "WAITDEV_NET" },
 	};
-	char missing[1024] = "";
-	unsigned v, i;
+	unsigned v, i, n;
 
 	for (v = 0; v < ARRAY_SIZE(vars); v++) {
-		char found[2048] = "";
-
-		for (i = 0; i < engine_target_count(e); i++) {
+		for (i = n = 0; i < engine_target_count(e); i++) {
 			const struct target *t = engine_target(e, i);
-			char item[SPEC_VALUE_MAX + 16];
 
-			if (!streq(t->role, vars[v].role))
+			if (!streq(t->role, vars[v].role) ||
+			    t->state != TARGET_FOUND)
 				continue;
-			if (t->state == TARGET_FOUND) {
-				append_word(found, sizeof(found), t->node);
-				continue;
-			}
-			snprintf(item, sizeof(item), "%s=%s", t->role,
-				 t->spec.text);
-			append_word(missing, sizeof(missing), item);
+			fprintf(out, n++ ? " " : "%s='", vars[v].var);
+			shell_quoted_part(out, t->node);
 		}
-		if (!found[0])
-			continue;
-		fprintf(out, "%s=", vars[v].var);
-		report_shell_quote(out, found);
-		fputc('\n', out);
+		if (n)
+			fputs("'\n", out);
 	}
-	fputs("WAITDEV_MISSING=", out);
-	report_shell_quote(out, missing);
-	fputc('\n', out);
+	fputs("WAITDEV_MISSING='", out);
+	for (i = n = 0; i < engine_target_count(e); i++) {
+		const struct target *t = engine_target(e, i);
+
+		if (t->state == TARGET_FOUND)
+			continue;
+		fprintf(out, "%s%s=", n++ ? " " : "", t->role);
+		shell_quoted_part(out, t->spec.text);
+	}
+	fputs("'\n", out);
 }
 
 static void report_json(FILE *out, const struct engine *e)
@@ -155,9 +174,14 @@ int report_result(FILE *out, enum report_format fmt, const struct engine *e)
 	case REPORT_PLAIN:
 		for (i = 0; i < engine_target_count(e); i++) {
 			const struct target *t = engine_target(e, i);
+			/* room for every byte escaped: never cut */
+			char node[4 * sizeof(t->node) + 32];
 
-			if (t->state == TARGET_FOUND)
-				fprintf(out, "%s %s\n", t->role, t->node);
+			if (t->state != TARGET_FOUND)
+				continue;
+			/* one line per target, whatever the name holds */
+			escape_name(t->node, node, sizeof(node));
+			fprintf(out, "%s %s\n", t->role, node);
 		}
 		break;
 	}
@@ -183,32 +207,41 @@ static void format_size(uint64_t sectors, char *buf, size_t size)
 
 static void seen_block(const struct device *d)
 {
-	char size[32];
-
-	char fs[SPEC_VALUE_MAX * 2 + 64] = "";
+	char name[REPORT_NAME_WIDTH], partname[REPORT_NAME_WIDTH];
+	char type[REPORT_NAME_WIDTH], uuid[REPORT_NAME_WIDTH];
+	char label[REPORT_NAME_WIDTH], partuuid[REPORT_NAME_WIDTH];
+	char dm[REPORT_NAME_WIDTH], size[32];
+	/* each piece at most REPORT_NAME_WIDTH: the line fits the log's */
+	char fs[6 * REPORT_NAME_WIDTH] = "";
+	size_t len = 0;
 
 	format_size(d->size, size, sizeof(size));
+	shown(d->name, name);
+	shown(d->partname, partname);
+	shown(d->fs_type, type);
+	shown(d->fs_uuid, uuid);
+	shown(d->fs_label, label);
+	shown(d->part_uuid, partuuid);
+	shown(d->dm_name, dm);
 	/* what a root=UUID=/LABEL= typo is to be compared with */
 	if (d->fs_type)
-		snprintf(fs, sizeof(fs), ", %s%s%s%s%s%s", d->fs_type,
-			 d->fs_uuid ? " UUID=" : "",
-			 d->fs_uuid ? d->fs_uuid : "",
-			 d->fs_label ? " LABEL=\"" : "",
-			 d->fs_label ? d->fs_label : "",
-			 d->fs_label ? "\"" : "");
+		len += (size_t)snprintf(fs, sizeof(fs), ", %s%s%s%s%s%s", type,
+					d->fs_uuid ? " UUID=" : "", uuid,
+					d->fs_label ? " LABEL=\"" : "", label,
+					d->fs_label ? "\"" : "");
 	else if (d->fs_ambivalent)
-		snprintf(fs, sizeof(fs), ", several filesystem signatures");
-	if (d->part_uuid)
-		snprintf(fs + strlen(fs), sizeof(fs) - strlen(fs),
-			 ", PARTUUID=%s", d->part_uuid);
+		len += (size_t)snprintf(fs, sizeof(fs),
+					", several filesystem signatures");
+	if (d->part_uuid && len < sizeof(fs))
+		len += (size_t)snprintf(fs + len, sizeof(fs) - len,
+					", PARTUUID=%s", partuuid);
 	/* root=/dev/mapper/NAME and /dev/VG/LV name this, not dm-N */
-	if (d->dm_name)
-		snprintf(fs + strlen(fs), sizeof(fs) - strlen(fs),
-			 ", /dev/mapper/%s", d->dm_name);
-	log_err("  seen block %s (%u:%u, %s%s%s%s%s%s)",
-		d->name ? d->name : "?", d->major, d->minor, size,
-		d->is_partition ? ", partition" : "", d->partname ? " \"" : "",
-		d->partname ? d->partname : "", d->partname ? "\"" : "", fs);
+	if (d->dm_name && len < sizeof(fs))
+		snprintf(fs + len, sizeof(fs) - len, ", /dev/mapper/%s", dm);
+	log_err("  seen block %s (%u:%u, %s%s%s%s%s%s)", d->name ? name : "?",
+		d->major, d->minor, size, d->is_partition ? ", partition" : "",
+		d->partname ? " \"" : "", partname, d->partname ? "\"" : "",
+		fs);
 }
 
 static const char *operstate_name(unsigned s)
@@ -223,12 +256,12 @@ static const char *operstate_name(unsigned s)
 
 static void seen_net(const struct device *d)
 {
-	char mac[3 * DEV_MAC_MAX + 1];
+	char mac[3 * DEV_MAC_MAX + 1], name[REPORT_NAME_WIDTH];
 
 	device_format_mac(d, mac, sizeof(mac));
 	log_err("  seen interface %s (%s, %s, %s, operstate %s)",
-		d->name ? d->name : "?", mac[0] ? mac : "no address",
-		d->flags & IFF_UP ? "up" : "down",
+		d->name ? shown(d->name, name) : "?",
+		mac[0] ? mac : "no address", d->flags & IFF_UP ? "up" : "down",
 		d->flags & IFF_RUNNING ? "carrier" : "no carrier",
 		operstate_name(d->operstate));
 }
@@ -236,16 +269,18 @@ static void seen_net(const struct device *d)
 /* Virtual terminals tty0..tty63 are many and never a typo target. */
 static bool is_vt(const char *name)
 {
-	size_t n = strspn(name + 3, "0123456789");
-
-	return strncmp(name, "tty", 3) == 0 && n > 0 && name[3 + n] == '\0';
+	/* "tty" first: a shorter name must not be read past its end */
+	return strncmp(name, "tty", 3) == 0 &&
+	       name[3 + strspn(name + 3, "0123456789")] == '\0' && name[3];
 }
 
 static void seen_ttys(const struct devtab *tab)
 {
-	char line[900] = "";
+	/* names are at most REPORT_NAME_WIDTH: one always fits in a line */
+	char line[REPORT_LINE_MAX] = "";
+	char name[REPORT_NAME_WIDTH];
+	size_t len = 0, i;
 	unsigned vts = 0;
-	size_t i;
 
 	for (i = 0; i < devtab_count(tab); i++) {
 		const struct device *d = devtab_at(tab, i);
@@ -256,21 +291,21 @@ static void seen_ttys(const struct devtab *tab)
 			vts++;
 			continue;
 		}
-		if (strlen(line) + strlen(d->name) + 2 >= sizeof(line)) {
+		escape_name(d->name, name, sizeof(name));
+		if (len && len + 1 + strlen(name) >= sizeof(line)) {
 			log_err("  seen ttys: %s", line);
-			line[0] = '\0';
+			len = 0;
 		}
-		if (line[0])
-			strcat(line, " ");
-		strcat(line, d->name);
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s",
+					len ? " " : "", name);
 	}
-	if (!line[0] && !vts) {
+	if (!len && !vts) {
 		log_err("  seen ttys: none");
 		return;
 	}
 	if (vts)
 		log_err("  seen ttys: %s%s(%u virtual terminals)", line,
-			line[0] ? " " : "", vts);
+			len ? " " : "", vts);
 	else
 		log_err("  seen ttys: %s", line);
 }
@@ -335,6 +370,7 @@ static void report_seen(const struct devtab *tab, const struct spec *spec)
 static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 			      bool udev, char *buf, size_t size)
 {
+	char name[REPORT_NAME_WIDTH];
 	size_t i;
 
 	for (i = 0; i < devtab_count(tab); i++) {
@@ -342,21 +378,21 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 
 		if (!spec_match(&t->spec, d) || spec_device_ready(&t->spec, d))
 			continue;
+		shown(d->name, name);
 		if (d->kind == DEV_BLOCK && d->size == 0)
-			snprintf(buf, size, "%s has no medium (size 0)",
-				 d->name);
+			snprintf(buf, size, "%s has no medium (size 0)", name);
 		else if (d->kind == DEV_BLOCK && d->fs_ambivalent)
 			snprintf(buf, size,
 				 "%s has more than one filesystem signature "
 				 "and libblkid will not choose (wipefs -n "
 				 "/dev/%s lists them)",
-				 d->name, d->name);
+				 name, name);
 		else if (d->kind == DEV_BLOCK)
 			snprintf(buf, size,
 				 "%s has no filesystem that %s recognises",
-				 d->name, udev ? "udev" : "libblkid");
+				 name, udev ? "udev" : "libblkid");
 		else
-			snprintf(buf, size, "%s is %s", d->name,
+			snprintf(buf, size, "%s is %s", name,
 				 d->flags & IFF_UP ? "up without carrier"
 						   : "down");
 		return true;
@@ -367,7 +403,7 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 void report_diagnosis(const struct engine *e)
 {
 	bool listed[DEV_NET + 1] = { false };
-	char why[300];
+	char why[4 * REPORT_NAME_WIDTH];
 	unsigned i;
 
 	for (i = 0; i < engine_target_count(e); i++) {

@@ -63,6 +63,8 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 	ev->subsystem = udev_device_get_subsystem(d);
 	if (!ev->devpath || !ev->subsystem)
 		return -EBADMSG;
+	/* a "move" (an interface renamed): which record it was */
+	ev->devpath_old = udev_device_get_property_value(d, "DEVPATH_OLD");
 	if (node && strncmp(node, "/dev/", 5) == 0) {
 		strscpy(us->devname, node + 5, sizeof(us->devname));
 		ev->devname = us->devname;

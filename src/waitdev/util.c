@@ -137,6 +137,78 @@ void escape_controls(const char *in, char *out, size_t size)
 	out[o] = '\0';
 }
 
+size_t utf8_char_len(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	/* a NUL is no continuation byte: a cut sequence ends here */
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+		return 0;
+	if (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
+		return 0;
+	return n;
+}
+
+bool escape_name(const char *in, char *out, size_t size)
+{
+	static const char cut[] = "...(truncated)";
+	/* the longest output so far that leaves room for the cut mark */
+	size_t o = 0, mark = 0;
+
+	if (size < sizeof(cut) + 16) {
+		if (size)
+			out[0] = '\0';
+		return false;
+	}
+	while (*in) {
+		const unsigned char *c = (const unsigned char *)in;
+		size_t n = utf8_char_len(in), i;
+		/* U+0080..U+009F, the C1 controls: ESC [ for some terminals */
+		bool esc = n <= 1 || (n == 2 && c[0] == 0xc2 && c[1] < 0xa0);
+
+		if (n == 1 && c[0] >= 0x20 && c[0] != 0x7f && c[0] != '\\')
+			esc = false;
+		if (n == 0)
+			n = 1;
+		if (o + (esc ? 4 * n : n) >= size) {
+			memcpy(out + mark, cut, sizeof(cut));
+			return false;
+		}
+		for (i = 0; i < n; i++)
+			if (esc)
+				o += (size_t)snprintf(out + o, size - o,
+						      "\\x%02x", c[i]);
+			else
+				out[o++] = (char)c[i];
+		in += n;
+		if (o + sizeof(cut) <= size)
+			mark = o;
+	}
+	out[o] = '\0';
+	return true;
+}
+
 void error_vformat(char *err, size_t size, const char *fmt, va_list ap)
 {
 	char raw[1024];

@@ -77,6 +77,24 @@ bool udev_unescape(const char *in, char *out, size_t size);
 void escape_controls(const char *in, char *out, size_t size);
 
 /*
+ * The length of the UTF-8 sequence @s starts with when it is a valid one
+ * (1 for ASCII, 2 to 4 else), 0 when it is not: no overlong form, no
+ * surrogate, nothing above U+10FFFF, no sequence cut by the string's end.
+ */
+size_t utf8_char_len(const char *s);
+
+/*
+ * Copies @in to @out for one line of text a human reads: control
+ * characters (C0, DEL and C1), a backslash and every byte that is not
+ * part of valid UTF-8 as udev's "\xNN", the form udev_unescape() reads.
+ * What does not fit in @size (at least 32) is cut, never inside an
+ * escape or a character, and ends in "...(truncated)". Returns false
+ * when cut. A name a device gave cannot break the line, drive the
+ * terminal or make the line unbounded.
+ */
+bool escape_name(const char *in, char *out, size_t size);
+
+/*
  * vsnprintf() into @err (if any) through escape_controls(): how the
  * parsers fill in the error message they return.
  */

@@ -11,6 +11,8 @@
 #include <linux/netlink.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,6 +570,368 @@ static void test_deadline_diagnosis(void)
 	run_end(&r);
 }
 
+/*
+ * Sends "ACTION@/devices/virtual/SUBSYSTEM/DIR" with the given extra
+ * KEY=VALUE fields (a NULL-terminated list), as the kernel would.
+ */
+static void send_uevent(struct fakesys *fs, const char *action,
+			const char *subsystem, const char *dir, ...)
+{
+	char buf[UEVENT_RECV_SIZE];
+	const char *field;
+	size_t n = 0;
+	va_list ap;
+	int k;
+
+	k = snprintf(buf, sizeof(buf),
+		     "%s@/devices/virtual/%s/%s%cACTION=%s%c"
+		     "DEVPATH=/devices/virtual/%s/%s%cSUBSYSTEM=%s%c",
+		     action, subsystem, dir, 0, action, 0, subsystem, dir, 0,
+		     subsystem, 0);
+	n = (size_t)k;
+	va_start(ap, dir);
+	while ((field = va_arg(ap, const char *)) != NULL) {
+		k = snprintf(buf + n, sizeof(buf) - n, "%s%c", field, 0);
+		if (k < 0 || (size_t)k >= sizeof(buf) - n) {
+			fprintf(stderr, "send_uevent: too long\n");
+			exit(99);
+		}
+		n += (size_t)k;
+	}
+	va_end(ap);
+	k = snprintf(buf + n, sizeof(buf) - n, "SEQNUM=%u%c", ++fs->seqnum, 0);
+	fakesys_send_raw(fs, buf, n + (size_t)k);
+}
+
+/*
+ * Runs report_diagnosis() in a child with stderr into @text: a crash is
+ * a failed check, not the end of the test program. Returns whether the
+ * child exited 0.
+ */
+static bool diagnosis_text(const struct engine *e, char *text, size_t size)
+{
+	char path[] = "/tmp/waitdev-diag-XXXXXX";
+	int fd = mkstemp(path), st;
+	ssize_t n;
+	pid_t pid;
+
+	if (fd < 0) {
+		perror("mkstemp");
+		exit(99);
+	}
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fd, STDERR_FILENO);
+		report_diagnosis(e);
+		fflush(stderr);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	n = pread(fd, text, size - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "report_diagnosis() died (%s %d); it wrote:\n%s",
+		  WIFSIGNALED(st) ? "signal" : "status",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), text);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* The longest line of @text (without its newline). */
+static size_t longest_line(const char *text)
+{
+	size_t max = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (n > max)
+			max = n;
+		text += n + (text[n] == '\n');
+	}
+	return max;
+}
+
+/* The longest run of @c in @text. */
+static size_t longest_run(const char *text, char c)
+{
+	size_t max = 0, run = 0;
+
+	for (; *text; text++) {
+		run = *text == c ? run + 1 : 0;
+		if (run > max)
+			max = run;
+	}
+	return max;
+}
+
+/*
+ * A tty with a 1,500-byte DEVNAME (the parser takes up to 2047): the
+ * timeout diagnosis lists it among the ttys seen. It once strcat()ed the
+ * name into a 900-byte line on the stack (issue 13, item 1).
+ */
+static void test_long_tty_name(void)
+{
+	static char text[65536];
+	char devname[1600];
+	struct run r;
+
+	memset(devname, 0, sizeof(devname));
+	memcpy(devname, "DEVNAME=", 8);
+	memset(devname + 8, 'x', 1500);
+	run_begin(&r, false);
+	fakesys_add_tty(&r.fs, "ttyS0", 4, 64);
+	/* in sysfs (as a real device would be), but only the uevents tell
+	 * their names */
+	fakesys_add_tty(&r.fs, "ttyLONG", 4, 65);
+	fakesys_unlist(&r.fs, "tty", "ttyLONG");
+	fakesys_add_tty(&r.fs, "ttyESC", 4, 66);
+	fakesys_unlist(&r.fs, "tty", "ttyESC");
+	send_uevent(&r.fs, "add", "tty", "ttyLONG", "MAJOR=4", "MINOR=65",
+		    devname, (const char *)NULL);
+	/* and a name that would break the line and drive the terminal */
+	send_uevent(&r.fs, "add", "tty", "ttyESC", "MAJOR=4", "MINOR=66",
+		    "DEVNAME=ttyE\nconsole found\x1b[2J", (const char *)NULL);
+	add_console_target(engine_for(&r, false, 0, NULL, NULL), "ttyNOPE0",
+			   200);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_stats(r.e).source.accepted, 2);
+	if (diagnosis_text(r.e, text, sizeof(text))) {
+		CHECK_MSG(strstr(text, "console ttyNOPE0: missing after"),
+			  "diagnosis:\n%s", text);
+		CHECK_MSG(strstr(text, "seen ttys: ") && strstr(text, "ttyS0"),
+			  "diagnosis:\n%s", text);
+		CHECK_MSG(strstr(text, "xxxx...(truncated)"),
+			  "the long name is not cut visibly:\n%s", text);
+		CHECK_MSG(longest_run(text, 'x') <= 128,
+			  "%zu bytes of the long name in the diagnosis",
+			  longest_run(text, 'x'));
+		CHECK_MSG(strstr(text, "ttyE\\x0aconsole found\\x1b[2J"),
+			  "control characters not escaped:\n%s", text);
+		CHECK_MSG(!strstr(text, "\nconsole found"),
+			  "a name forged a line:\n%s", text);
+		CHECK_MSG(longest_line(text) <= 200,
+			  "a diagnosis line of %zu bytes", longest_line(text));
+	}
+	run_end(&r);
+}
+
+/* report_result() in @fmt into @buf. */
+static void result_text(const struct engine *e, enum report_format fmt,
+			char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	if (!f) {
+		perror("fmemopen");
+		exit(99);
+	}
+	CHECK_INT(report_result(f, fmt, e), 0);
+	fclose(f);
+	buf[size - 1] = '\0';
+}
+
+/* Valid UTF-8 with no control character but "\n" (an own checker, not
+ * the library's). */
+static bool text_is_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned n = *p < 0x80			? 1
+			     : *p >= 0xc2 && *p <= 0xdf ? 2
+			     : (*p & 0xf0) == 0xe0	? 3
+			     : *p >= 0xf0 && *p <= 0xf4 ? 4
+							: 0;
+		unsigned i;
+
+		if (n == 0 || (n == 1 && *p < 0x20 && *p != '\n') || *p == 0x7f)
+			return false;
+		for (i = 1; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+		p += n;
+	}
+	return true;
+}
+
+/* Sources @shell_text in sh and prints "$@var" into @val. */
+static void shell_value(const char *shell_text, const char *var, char *val,
+			size_t size)
+{
+	char path[] = "/tmp/waitdev-shell-XXXXXX", cmd[200];
+	int fd = mkstemp(path);
+	FILE *p;
+	size_t n;
+
+	if (fd < 0 || write(fd, shell_text, strlen(shell_text)) < 0) {
+		perror(path);
+		exit(99);
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "sh -c '. %s && printf %%s \"$%s\"'", path,
+		 var);
+	p = popen(cmd, "r");
+	n = p ? fread(val, 1, size - 1, p) : 0;
+	val[n] = '\0';
+	CHECK_MSG(p && pclose(p) == 0, "sh failed on:\n%s", shell_text);
+	unlink(path);
+}
+
+/*
+ * Found devices whose names hold a newline, an escape sequence, quotes,
+ * bytes that are not UTF-8, and one 600 bytes long (as --uevent-fd or a
+ * forged uevent can give): the plain output stays one line per target,
+ * JSON stays valid, and the shell output gives the exact names back.
+ */
+static void test_output_names(void)
+{
+	static const char evil[] = "sdq\nroot /dev/forged\x1b[2J'$(id)\\x0a";
+	static const char latin1[] = "caf\xe9-\xc3\xa9t\xc3\xa9\xc2\x9b";
+	static char text[65536], val[8192], want[8192], field[2048];
+	char longname[700];
+	struct run r;
+
+	memset(longname, 'l', 600);
+	longname[600] = '\0';
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sdq", 8, 1, 2048, NULL, false);
+	snprintf(field, sizeof(field), "DEVNAME=%s", evil);
+	send_uevent(&r.fs, "add", "block", "sdq", "MAJOR=8", "MINOR=1", field,
+		    "DEVTYPE=disk", (const char *)NULL);
+	fakesys_add_net(&r.fs, "wdl", 7, "02:00:00:00:00:07", 0x1003, "up");
+	fakesys_unlist(&r.fs, "net", "wdl");
+	snprintf(field, sizeof(field), "INTERFACE=%s", longname);
+	send_uevent(&r.fs, "add", "net", "wdl", field, "IFINDEX=7",
+		    (const char *)NULL);
+	fakesys_add_net(&r.fs, "wdc", 8, "02:00:00:00:00:08", 0x1003, "up");
+	fakesys_unlist(&r.fs, "net", "wdc");
+	snprintf(field, sizeof(field), "INTERFACE=%s", latin1);
+	send_uevent(&r.fs, "add", "net", "wdc", field, "IFINDEX=8",
+		    (const char *)NULL);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_block_target(r.e, "8:1", 2000);
+	add_net_target(r.e, "02:00:00:00:00:07", 2000);
+	add_net_target(r.e, "caf*", 2000);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+
+	result_text(r.e, REPORT_PLAIN, text, sizeof(text));
+	CHECK_MSG(text_is_clean(text), "plain output:\n%s", text);
+	CHECK_MSG(strstr(text, "root /dev/sdq\\x0aroot "
+			       "/dev/forged\\x1b[2J'$(id)"
+			       "\\x5cx0a\n") == text,
+		  "plain output:\n%s", text);
+	CHECK_MSG(strstr(text, "\nnet caf\\xe9-\xc3\xa9t\xc3\xa9\\xc2\\x9b\n"),
+		  "plain output:\n%s", text);
+	CHECK_MSG(strstr(text, "\nnet llll") && longest_run(text, 'l') == 600,
+		  "plain output: the long name is not whole");
+	{
+		unsigned lines = 0;
+		const char *c;
+
+		for (c = text; *c; c++)
+			lines += *c == '\n';
+		CHECK_INT(lines, 3);
+	}
+
+	result_text(r.e, REPORT_JSON, text, sizeof(text));
+	CHECK_MSG(text_is_clean(text), "JSON output:\n%s", text);
+	CHECK_MSG(strstr(text, "\"device\":\"/dev/sdq\\u000aroot /dev/forged"
+			       "\\u001b[2J'$(id)\\\\x0a\""),
+		  "JSON output:\n%s", text);
+	CHECK_MSG(strstr(text, "\"device\":\"caf\\u00e9-\xc3\xa9t\xc3\xa9"
+			       "\xc2\x9b\""),
+		  "JSON output:\n%s", text);
+	CHECK_MSG(longest_run(text, 'l') == 600, "JSON output: the long name "
+						 "is not whole");
+
+	result_text(r.e, REPORT_SHELL, text, sizeof(text));
+	snprintf(want, sizeof(want), "/dev/%s", evil);
+	shell_value(text, "WAITDEV_ROOT", val, sizeof(val));
+	CHECK_MSG(streq(val, want), "WAITDEV_ROOT is \"%s\" from:\n%s", val,
+		  text);
+	snprintf(want, sizeof(want), "%s %s", longname, latin1);
+	shell_value(text, "WAITDEV_NET", val, sizeof(val));
+	CHECK_MSG(streq(val, want), "WAITDEV_NET is \"%s\"", val);
+	run_end(&r);
+}
+
+/* What udev does at boot: eth0 -> enp0s3, a "move" uevent. */
+static void rename_eth0(void *ctx)
+{
+	struct run *r = ctx;
+	char from[600], to[600];
+
+	snprintf(from, sizeof(from), "%s/devices/virtual/net/eth0", r->fs.root);
+	snprintf(to, sizeof(to), "%s/devices/virtual/net/enp0s3", r->fs.root);
+	if (rename(from, to) < 0) {
+		perror(to);
+		exit(99);
+	}
+	send_uevent(&r->fs, "move", "net", "enp0s3",
+		    "DEVPATH_OLD=/devices/virtual/net/eth0", "INTERFACE=enp0s3",
+		    "IFINDEX=2", (const char *)NULL);
+}
+
+/* The same rename as rtnetlink tells it, before any uevent. */
+static void rename_eth0_rtnl(void *ctx)
+{
+	struct run *r = ctx;
+	struct rtnl_link link = {
+		.ifindex = 2,
+		.flags = 0x1003,
+		.operstate = 6, /* IF_OPER_UP */
+		.ifname = "enp0s3",
+	};
+
+	engine_inject_link(r->e, &link);
+}
+
+/*
+ * An interface found by MAC or glob and then renamed is reported under
+ * its new name (issue 13, item 6); one found by its old name is lost.
+ */
+static void test_renamed(void)
+{
+	static char text[4096];
+	char val[100];
+	struct run r;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		run_begin(&r, false);
+		fakesys_add_net(&r.fs, "eth0", 2, "52:54:00:12:34:56", 0x1003,
+				"up");
+		engine_for(&r, false, 0, NULL,
+			   pass ? rename_eth0_rtnl : rename_eth0);
+		add_net_target(r.e, "52:54:00:12:34:56", 1000);
+		add_net_target(r.e, "e*", 1000);
+		add_net_target(r.e, "eth0", 300);
+		/* keeps it waiting: the rename comes after the scan */
+		add_console_target(r.e, "ttyNOPE0", 300);
+		CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+		CHECK_STR(engine_target(r.e, 0)->node, "enp0s3");
+		CHECK_STR(engine_target(r.e, 1)->node, "enp0s3");
+		/* eth0 by name: no such interface any more */
+		CHECK_INT(engine_target(r.e, 2)->state, TARGET_EXPIRED);
+		CHECK_INT(engine_target(r.e, 2)->lost, 1);
+
+		result_text(r.e, REPORT_PLAIN, text, sizeof(text));
+		CHECK_MSG(streq(text, "net enp0s3\nnet enp0s3\n"),
+			  "plain output:\n%s", text);
+		result_text(r.e, REPORT_JSON, text, sizeof(text));
+		CHECK_MSG(strstr(text, "\"device\":\"enp0s3\"") &&
+				  !strstr(text, "\"device\":\"eth0\""),
+			  "JSON output:\n%s", text);
+		result_text(r.e, REPORT_SHELL, text, sizeof(text));
+		shell_value(text, "WAITDEV_NET", val, sizeof(val));
+		CHECK_STR(val, "enp0s3 enp0s3");
+		run_end(&r);
+	}
+}
+
 static void send_sigterm(struct fakesys *fs)
 {
 	(void)fs;
@@ -1029,6 +1393,9 @@ int main(void)
 	test_garbage();
 	test_overflow_rescan();
 	test_deadline_diagnosis();
+	test_long_tty_name();
+	test_output_names();
+	test_renamed();
 	test_sigterm();
 	test_zero_timeout();
 	test_found_deadline_no_spin();

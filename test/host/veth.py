@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostlib  # noqa: E402
 
 MAC = "02:00:00:aa:bb:01"
+MAC9 = "02:00:00:aa:bb:09"
 
 
 def waitdev_net(h, spec, timeout="10"):
@@ -68,6 +69,23 @@ def body(h):
         h.ip("link", "set", "wdt7a", "name", "wdt7z")
         t = time.monotonic()
         expect_net(h, p, t, ["wdt7z"])
+
+    with h.case("--net %s,wdt9q: found by MAC, renamed (as udev's "
+                "eth0 -> enpXsY), reported under the new name" % MAC9):
+        for name in ("wdt9a", "wdt9r", "wdt9q"):
+            if h.link_exists(name):
+                h.ip("link", "del", name)
+        h.links += ["wdt9r", "wdt9q"]
+        p = waitdev_net(h, MAC9 + ",wdt9q")
+        h.expect_running(p, 0.5, "no interface has %s yet" % MAC9)
+        h.veth("wdt9a", "wdt9b", address=MAC9)
+        h.expect_running(p, 0.5, "wdt9q does not exist yet")
+        # its "move" uevent comes before wdt9q's "add"
+        h.ip("link", "set", "wdt9a", "name", "wdt9r")
+        t = h.veth("wdt9q", "wdt9p")
+        h.expect_exit(p, 0, 3, since=t)
+        h.check("WAITDEV_NET='wdt9r wdt9q'" in p.stdout.splitlines(),
+                "expected the line WAITDEV_NET='wdt9r wdt9q'", p)
 
     with h.case("--net wdt2a:up: waits for IFF_UP"):
         h.veth("wdt2a", "wdt2b")
