@@ -107,9 +107,12 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
 /*
  * Parses the options and waits. Returns the exit status, or -1 after
  * --help or --version. On success @node holds the tty; @spec holds the
- * console waited for, empty if none was.
+ * console waited for, empty if none was. *@bad_input is set when the
+ * options, SPEC or the kernel command line are wrong: consolewait(8)
+ * ends then without running CMD, as for any other usage error.
  */
-static int wait_console(int argc, char **argv, char *node, char *spec)
+static int wait_console(int argc, char **argv, char *node, char *spec,
+			bool *bad_input)
 {
 	struct wait_config cfg;
 	struct engine *e = NULL;
@@ -125,6 +128,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 	};
 
 	cli_init(&c, "consolewait");
+	*bad_input = true;
 	r = cli_parse(&c, argc, argv, &program, &arg);
 	if (r)
 		return r;
@@ -136,6 +140,9 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 			return cli_usage_error("%s: %s", arg, err);
 		cfg.has_console = true;
 	}
+	/* from here on, what fails is the boot's problem, not the caller's
+	 * words: CMD runs all the same */
+	*bad_input = false;
 	if (!cfg.has_console)
 		return cli_usage_error("no console named: give SPEC, or "
 				       "console= or waitdev.console= on the "
@@ -156,6 +163,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 int consolewait_main(int argc, char **argv)
 {
 	char spec[SPEC_VALUE_MAX] = "", node[NODE_MAX] = "";
+	bool bad_input = false;
 	char **cmd = NULL;
 	int r, i;
 
@@ -171,11 +179,12 @@ int consolewait_main(int argc, char **argv)
 	log_set_program("consolewait");
 	if (cmd && !cmd[0])
 		return cli_usage_error("--: no command after it");
-	r = wait_console(argc, argv, node, spec);
+	r = wait_console(argc, argv, node, spec, &bad_input);
 	if (r < 0)
 		return EXIT_FOUND;
-	/* only a signal stops CMD: whatever else failed, the boot goes on */
-	if (cmd && r < EXIT_SIGNAL_BASE)
+	/* only bad input or a signal stops CMD: whatever else failed, the
+	 * boot goes on */
+	if (cmd && !bad_input && r < EXIT_SIGNAL_BASE)
 		return run_cmd(r == EXIT_FOUND ? node : NULL,
 			       spec[0] ? spec : NULL, cmd);
 	if (r == EXIT_FOUND && (printf("%s\n", node) < 0 || fflush(stdout)))
