@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "frontends.h"
 #include "log.h"
+#include "startup.h"
 #include "util.h"
 
 #define NODE_MAX 256
@@ -61,6 +62,19 @@ static int reopen_stdio(const char *node)
 		close(fd);
 		return r;
 	}
+	/*
+	 * Above 2: dup2(fd, fd) does nothing, O_CLOEXEC would stay and CMD
+	 * would start without that descriptor (startup_fds() makes this
+	 * rare, not impossible: /dev/null may be missing).
+	 */
+	if (fd <= STDERR_FILENO) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+
+		close(fd);
+		if (hi < 0)
+			return -errno;
+		fd = hi;
+	}
 	for (i = 0; i < 3; i++) {
 		if (dup2(fd, i) < 0) {
 			int r = -errno;
@@ -69,8 +83,7 @@ static int reopen_stdio(const char *node)
 			return r;
 		}
 	}
-	if (fd > 2)
-		close(fd);
+	close(fd);
 	return 0;
 }
 
@@ -167,6 +180,7 @@ int consolewait_main(int argc, char **argv)
 	char **cmd = NULL;
 	int r, i;
 
+	startup_fds();
 	/* everything after "--" is CMD: hide it from getopt */
 	for (i = 1; i < argc; i++) {
 		if (streq(argv[i], "--")) {

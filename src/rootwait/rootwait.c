@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "frontends.h"
 #include "log.h"
+#include "startup.h"
 #include "util.h"
 
 static void usage(void)
@@ -45,6 +46,7 @@ int rootwait_main(int argc, char **argv)
 		.takes_spec = true,
 	};
 
+	startup_fds();
 	cli_init(&c, "rootwait");
 	r = cli_parse(&c, argc, argv, &program, &arg);
 	if (r)

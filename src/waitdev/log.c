@@ -35,6 +35,15 @@ int log_open_kmsg(const char *path)
 
 	if (fd < 0)
 		return -errno;
+	/* never one of 0-2, which consolewait replaces by the console */
+	if (fd <= STDERR_FILENO) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+
+		close(fd);
+		if (hi < 0)
+			return -errno;
+		fd = hi;
+	}
 	log_close_kmsg();
 	kmsg_fd = fd;
 	return 0;

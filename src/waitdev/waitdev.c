@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "frontends.h"
 #include "log.h"
+#include "startup.h"
 #include "util.h"
 
 static void usage(void)
@@ -142,6 +143,7 @@ int waitdev_main(int argc, char **argv)
 	struct cli c;
 	int r;
 
+	startup_fds();
 	cli_init(&c, "waitdev");
 	r = cli_parse(&c, argc, argv, &program, &none);
 	if (r)
