@@ -112,6 +112,7 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
 	} else if (spec) {
 		kmsg_no_console(spec, cmd[0]);
 	}
+	startup_restore();
 	execvp(cmd[0], cmd);
 	log_err("%s: %s", cmd[0], strerror(errno));
 	return EXIT_SYSTEM;
@@ -168,7 +169,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec,
 	r = cli_run(&c, &cfg, CLI_ROLE_CONSOLE, &e);
 	if (r == EXIT_FOUND)
 		strscpy(node, engine_target(e, 0)->node, NODE_MAX);
-	/* also restores the signal mask that CMD must inherit */
+	/* the signals stay blocked: run_cmd() restores the mask for CMD */
 	engine_free(e);
 	return r;
 }
@@ -181,6 +182,7 @@ int consolewait_main(int argc, char **argv)
 	int r, i;
 
 	startup_fds();
+	startup_signals();
 	/* everything after "--" is CMD: hide it from getopt */
 	for (i = 1; i < argc; i++) {
 		if (streq(argv[i], "--")) {

@@ -47,6 +47,7 @@ int rootwait_main(int argc, char **argv)
 	};
 
 	startup_fds();
+	startup_signals();
 	cli_init(&c, "rootwait");
 	r = cli_parse(&c, argc, argv, &program, &arg);
 	if (r)

@@ -608,13 +608,18 @@ static int epoll_add(int epfd, int fd, int tag)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+void engine_wait_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+}
+
 static int engine_setup_signals(struct engine *e)
 {
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
+	engine_wait_signals(&mask);
 	if (sigprocmask(SIG_BLOCK, &mask, &e->old_mask) < 0)
 		return -errno;
 	e->mask_saved = true;

@@ -11,6 +11,7 @@
 #ifndef WAITDEV_ENGINE_H
 #define WAITDEV_ENGINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -85,10 +86,14 @@ int engine_add_target(struct engine *e, const char *role,
 /*
  * Waits until every target is found or expired. Returns EXIT_FOUND,
  * EXIT_TIMEOUT, 128 + signal number, or a negative errno.
- * SIGINT and SIGTERM are blocked while it runs and restored by
- * engine_free().
+ * The signals of engine_wait_signals() are blocked while it runs and
+ * restored by engine_free() (to blocked, when the program blocked them
+ * first: see startup.h).
  */
 int engine_run(struct engine *e);
+
+/* The signals that interrupt a wait (SIGINT, SIGTERM), into @set. */
+void engine_wait_signals(sigset_t *set);
 
 /* Whether this engine reads udevd's events (after resolving AUTO). */
 bool engine_uses_udev(const struct engine *e);

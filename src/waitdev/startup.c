@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "startup.h"
+
+static sigset_t startup_mask; /* the mask the program started with */
+static bool startup_mask_saved;
 
 void startup_fds(void)
 {
@@ -27,4 +34,26 @@ void startup_fds(void)
 			close(nfd);
 		}
 	}
+}
+
+void startup_signals(void)
+{
+	sigset_t set;
+
+	engine_wait_signals(&set);
+	startup_mask_saved = sigprocmask(SIG_BLOCK, &set, &startup_mask) == 0;
+}
+
+void startup_restore(void)
+{
+	static const struct timespec now;
+	sigset_t set;
+
+	if (!startup_mask_saved)
+		return;
+	engine_wait_signals(&set);
+	/* the outcome stands: a signal after it does not reach CMD either */
+	while (sigtimedwait(&set, NULL, &now) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &startup_mask, NULL);
 }

@@ -19,4 +19,23 @@
  */
 void startup_fds(void);
 
+/*
+ * Blocks the signals that interrupt a wait (engine_wait_signals()), first
+ * thing, before any thread exists: libkmod's worker thread inherits the
+ * mask, so the kernel cannot hand a SIGTERM to it (whose default action
+ * would end the process unlogged) instead of to the signalfd. They stay
+ * blocked until the exit: once the outcome is decided, a signal that
+ * comes later is discarded and the exit status matches what was printed.
+ *
+ * Not for the modprobe entry: it has no signalfd, and a signal's default
+ * action is what the kernel's module helper should get there.
+ */
+void startup_signals(void);
+
+/*
+ * Before exec: discards the wait's signals still pending and restores the
+ * signal mask the program started with, for CMD to inherit.
+ */
+void startup_restore(void);
+
 #endif

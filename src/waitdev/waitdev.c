@@ -144,6 +144,7 @@ int waitdev_main(int argc, char **argv)
 	int r;
 
 	startup_fds();
+	startup_signals();
 	cli_init(&c, "waitdev");
 	r = cli_parse(&c, argc, argv, &program, &none);
 	if (r)

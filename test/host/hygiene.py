@@ -9,8 +9,12 @@ No loop device and no veth: the programs wait for ttys that never appear
 (ttyWDT*) or for the host's ttyS0, which is there (as in
 consolewait_tty.py).
 """
+import fcntl
 import os
+import shutil
+import signal
 import sys
+import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostlib  # noqa: E402
@@ -76,6 +80,141 @@ class Kmsg:
         os.close(self.fd)
 
 
+def default_signals():
+    """preexec_fn: SIGINT, SIGTERM and SIGHUP as a boot would give them,
+    not as meson or nohup may have left them."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
+def full_pipe():
+    """A pipe (r, w) whose buffer is full: a write to w blocks."""
+    r, w = os.pipe()
+    fl = fcntl.fcntl(w, fcntl.F_GETFL)
+    fcntl.fcntl(w, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+    try:
+        while True:
+            os.write(w, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    try:
+        while True:
+            os.write(w, b"x")
+    except BlockingIOError:
+        pass
+    fcntl.fcntl(w, fcntl.F_SETFL, fl)
+    return r, w
+
+
+def drain(fd):
+    """Everything in the pipe @fd until its writers are gone."""
+    out = b""
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return out
+        out += chunk
+
+
+def wait_for(cond, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def signal_cases(h):
+    moddir = os.path.join(h.tmp, "modules")
+    os.makedirs(moddir, exist_ok=True)
+    opts = ["--cmdline", "", "--timeout", "30", "--no-kmsg", "--modprobe",
+            "--moddir", moddir]
+    for argv in ([h.waitdev] + opts + ["--console", MISSING],
+                 [h.rootwait] + opts + ["/dev/disk/by-partlabel/"
+                                        "wdt-hygiene-none"],
+                 [h.consolewait] + opts + [MISSING, "--", "echo",
+                                           "cmd-ran"]):
+        name = os.path.basename(argv[0])
+        with h.case("%s --modprobe: SIGTERM -> 143 and 'interrupted' (the "
+                    "libkmod worker thread must not take it)" % name):
+            # an empty module directory: libkmod finds no index, but the
+            # loader and its worker thread start all the same
+            p = h.start(argv, preexec_fn=default_signals)
+            h.wait_subscribed(p)
+            t = time.monotonic()
+            p.p.send_signal(signal.SIGTERM)
+            h.expect_exit(p, 143, 2, since=t, why="after SIGTERM")
+            h.check("interrupted by signal 15" in p.stderr,
+                    "expected 'interrupted by signal 15' on stderr", p)
+            h.check("cmd-ran" not in p.stdout, "CMD ran after SIGTERM", p)
+
+    # The outcome is decided, printed and stands: a SIGTERM after it must
+    # not turn it into 143. To send it at that moment without a race,
+    # stdout is a full pipe: the program has found the tty (its notice is
+    # on stderr) and waits to write the result; the signal comes then,
+    # and only then is the pipe read. (rootwait shares the code; a block
+    # device present on every host is not at hand without a loop device.)
+    for argv, want in (
+            ([h.waitdev, "--cmdline", "", "--console", TTY],
+             "console /dev/%s\n" % TTY),
+            ([h.consolewait, "--cmdline", "", TTY], "/dev/%s\n" % TTY)):
+        name = os.path.basename(argv[0])
+        with h.case("%s: SIGTERM after the result was decided -> exit 0 "
+                    "and the result" % name):
+            r, w = full_pipe()
+            try:
+                p = h.start(argv + ["--timeout", "30", "--no-kmsg"],
+                            stdout=w, preexec_fn=default_signals)
+            finally:
+                os.close(w)
+            try:
+                found = wait_for(lambda: "found /dev/%s" % TTY in p.stderr,
+                                 10 * h.scale)
+                h.check(found, "expected the 'found' notice", p)
+                time.sleep(0.2)
+                hostlib.log("+ kill -TERM %d, then read its stdout" % p.pid)
+                p.p.send_signal(signal.SIGTERM)
+                out = drain(r).lstrip(b"x").decode()
+            finally:
+                os.close(r)
+            rc = p.wait(10)
+            h.check(rc == 0, "expected exit status 0 (found, printed), got "
+                    "%s" % (rc if rc is None or rc >= 0 else
+                            "death by signal %d" % -rc), p)
+            h.check(out == want, "expected %r on stdout, got %r"
+                    % (want, out), p)
+
+
+def cmd_after_found_case(h):
+    """consolewait -- CMD: the console was found, so CMD runs, even when a
+    SIGTERM comes between that and the exec. strace sends it at the one
+    open() of the tty, in reopen_stdio(), deterministically."""
+    with h.case("consolewait -- CMD: SIGTERM after the console was found "
+                "-> CMD runs all the same"):
+        if hostlib.WRAPPER:
+            # strace would inject into the wrapper's (valgrind's) syscall
+            hostlib.log("  not under %s: strace injects into the wrapper"
+                        % " ".join(hostlib.WRAPPER))
+            return
+        strace = shutil.which("strace")
+        if not strace:
+            raise hostlib.Fatal("strace is not installed "
+                                "(tools/install-deps)")
+        out = os.path.join(h.tmp, "cmd-after-found")
+        p = h.run([strace, "-qq", "-o", "/dev/null", "-P", "/dev/" + TTY,
+                   "-e", "trace=openat", "-e", "inject=openat:signal=TERM",
+                   h.consolewait, "--cmdline", "", "--timeout", "5",
+                   "--no-kmsg", TTY, "--", "sh", "-c",
+                   "echo cmd-ran > \"$1\"", "sh", out],
+                  preexec_fn=default_signals)
+        ran = os.path.exists(out)
+        h.check(ran and p.rc == 0, "expected CMD to run (exit 0, %s "
+                "written), got %s, %s" % (out, p.rc, "ran" if ran else
+                                          "CMD did not run"), p)
+
+
 def stdio_cases(h):
     for argv in ([h.waitdev, "--cmdline", "", "--console", MISSING],
                  [h.rootwait, "--cmdline", "", "/dev/disk/by-partlabel/"
@@ -131,6 +270,8 @@ def body(h):
         if os.path.exists("/sys/class/tty/" + name):
             raise hostlib.Fatal("%s exists?" % name)
     stdio_cases(h)
+    signal_cases(h)
+    cmd_after_found_case(h)
 
 
 hostlib.main("hygiene", body)
