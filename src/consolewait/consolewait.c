@@ -203,8 +203,12 @@ int consolewait_main(int argc, char **argv)
 	if (cmd && !bad_input && r < EXIT_SIGNAL_BASE)
 		return run_cmd(r == EXIT_FOUND ? node : NULL,
 			       spec[0] ? spec : NULL, cmd);
-	if (r == EXIT_FOUND && (printf("%s\n", node) < 0 || fflush(stdout)))
-		r = EXIT_SYSTEM;
+	if (r == EXIT_FOUND) {
+		char line[NODE_MAX + 1];
+		int n = snprintf(line, sizeof(line), "%s\n", node);
+
+		r = cli_write_result(line, (size_t)n);
+	}
 	log_close_kmsg();
 	return r;
 }

@@ -2,7 +2,7 @@
 /*
  * engine.h - the wait itself: one epoll loop over the uevent source, the
  * rtnetlink socket (only when a link state is asked for), the deadline
- * timerfd and a signalfd for SIGINT/SIGTERM.
+ * timerfd and a signalfd for SIGINT/SIGTERM/SIGHUP.
  *
  * Data flow: source -> uevent -> device record (devtab + sysfs attributes)
  * -> matchers (spec.h) -> target state. The engine subscribes before it
@@ -92,7 +92,7 @@ int engine_add_target(struct engine *e, const char *role,
  */
 int engine_run(struct engine *e);
 
-/* The signals that interrupt a wait (SIGINT, SIGTERM), into @set. */
+/* The signals that interrupt a wait (SIGINT, SIGTERM, SIGHUP), into @set. */
 void engine_wait_signals(sigset_t *set);
 
 /* Whether this engine reads udevd's events (after resolving AUTO). */

@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "out.h"
 #include "util.h"
 
 static const char *log_program = "waitdev";
 static enum log_level log_level = LOG_LVL_NOTICE;
 static int kmsg_fd = -1;
+/* stderr lines out_write() gave up on, not yet said */
+static unsigned long log_dropped;
 
 void log_set_program(const char *name)
 {
@@ -65,6 +68,33 @@ bool log_kmsg_wanted(void)
 	return access("/dev/kmsg", W_OK) == 0;
 }
 
+/*
+ * One line to stderr, unless it has no room (a stalled console): then the
+ * line is dropped and counted, and the next line that gets through says
+ * how many were lost. Never a reason to stop or fail the wait.
+ */
+static void log_stderr(const char *line, int n)
+{
+	unsigned long lost =
+		__atomic_exchange_n(&log_dropped, 0, __ATOMIC_RELAXED);
+	char buf[1200];
+	int len = 0;
+
+	if (lost)
+		len = snprintf(buf, sizeof(buf),
+			       "%s: (%lu log lines dropped: stderr had no "
+			       "room)\n",
+			       log_program, lost);
+	len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%s: %.*s\n",
+			log_program, n, line);
+	if ((size_t)len >= sizeof(buf)) {
+		len = sizeof(buf) - 1;
+		buf[len - 1] = '\n';
+	}
+	if (out_write(STDERR_FILENO, buf, (size_t)len, true) < 0)
+		__atomic_add_fetch(&log_dropped, lost + 1, __ATOMIC_RELAXED);
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	char raw[1024], line[1024];
@@ -83,7 +113,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	 * and even if cut */
 	escape_controls(raw, line, sizeof(line));
 	n = (int)strlen(line);
-	fprintf(stderr, "%s: %s\n", log_program, line);
+	log_stderr(line, n);
 	if (kmsg_fd >= 0) {
 		char rec[1100];
 		/* the kernel takes "<N>" as the record's level */

@@ -11,6 +11,8 @@
 
 static sigset_t startup_mask; /* the mask the program started with */
 static bool startup_mask_saved;
+static struct sigaction startup_sigpipe;
+static bool startup_sigpipe_saved;
 
 void startup_fds(void)
 {
@@ -40,8 +42,12 @@ void startup_signals(void)
 {
 	sigset_t set;
 
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
 	engine_wait_signals(&set);
 	startup_mask_saved = sigprocmask(SIG_BLOCK, &set, &startup_mask) == 0;
+	/* a reader gone is EPIPE, handled where the write is (out.h) */
+	startup_sigpipe_saved = sigaction(SIGPIPE, &ign, &startup_sigpipe) == 0;
 }
 
 void startup_restore(void)
@@ -49,6 +55,9 @@ void startup_restore(void)
 	static const struct timespec now;
 	sigset_t set;
 
+	/* an ignored signal stays ignored across exec: give CMD its own */
+	if (startup_sigpipe_saved)
+		sigaction(SIGPIPE, &startup_sigpipe, NULL);
 	if (!startup_mask_saved)
 		return;
 	engine_wait_signals(&set);

@@ -27,6 +27,8 @@ void startup_fds(void);
  * blocked until the exit: once the outcome is decided, a signal that
  * comes later is discarded and the exit status matches what was printed.
  *
+ * It also ignores SIGPIPE: a reader that went away is EPIPE (out.h).
+ *
  * Not for the modprobe entry: it has no signalfd, and a signal's default
  * action is what the kernel's module helper should get there.
  */
@@ -34,7 +36,7 @@ void startup_signals(void);
 
 /*
  * Before exec: discards the wait's signals still pending and restores the
- * signal mask the program started with, for CMD to inherit.
+ * signal mask and SIGPIPE's action the program started with, for CMD.
  */
 void startup_restore(void);
 

@@ -215,6 +215,80 @@ def cmd_after_found_case(h):
                                           "CMD did not run"), p)
 
 
+def output_cases(h):
+    """Output cannot hold a program past its deadline (a stalled serial
+    console is a full pipe to it), a reader that went away is an error
+    like any other (not a death by SIGPIPE), and SIGHUP ends a wait like
+    SIGTERM does."""
+    wd = [h.waitdev, "--cmdline", "", "--no-kmsg"]
+
+    with h.case("stderr a full pipe nobody reads: exit 1 at the 0.5 s "
+                "deadline all the same"):
+        r, w = full_pipe()
+        try:
+            p = h.start(wd + ["--console", MISSING, "--timeout", "0.5"],
+                        stderr=w, preexec_fn=default_signals)
+        finally:
+            os.close(w)
+        try:
+            h.expect_exit(p, 1, 1.5, since=p.t0, why="(stderr full)")
+        finally:
+            os.close(r)
+
+    with h.case("stdout a full pipe nobody reads: no result, exit 3 soon "
+                "after the 0.5 s deadline"):
+        r, w = full_pipe()
+        try:
+            p = h.start(wd + ["--console", MISSING, "--timeout", "0.5",
+                              "--format", "shell"],
+                        stdout=w, preexec_fn=default_signals)
+        finally:
+            os.close(w)
+        try:
+            h.expect_exit(p, 3, 1.5, since=p.t0, why="(stdout full)")
+            h.check("standard output" in p.stderr, "expected an error "
+                    "naming standard output", p)
+        finally:
+            os.close(r)
+
+    with h.case("stderr a pipe without reader: no SIGPIPE, exit 1"):
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            p = h.run(wd + ["--console", MISSING, "--timeout", "0.3"],
+                      stderr=w, preexec_fn=default_signals)
+        finally:
+            os.close(w)
+        h.check(p.rc == 1, "expected exit status 1, got %s" % p.rc, p)
+
+    with h.case("stdout a pipe without reader: no SIGPIPE, exit 3 and why"):
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            p = h.run(wd + ["--console", TTY, "--timeout", "5"], stdout=w,
+                      preexec_fn=default_signals)
+        finally:
+            os.close(w)
+        h.check(p.rc == 3, "expected exit status 3, got %s" % p.rc, p)
+        h.check("standard output" in p.stderr, "expected an error naming "
+                "standard output", p)
+
+    for argv in (wd + ["--console", MISSING, "--timeout", "30"],
+                 [h.consolewait, "--cmdline", "", "--no-kmsg", "--timeout",
+                  "30", MISSING, "--", "echo", "cmd-ran"]):
+        name = os.path.basename(argv[0])
+        with h.case("%s: SIGHUP during the wait -> 129 and 'interrupted'"
+                    % name):
+            p = h.start(argv, preexec_fn=default_signals)
+            h.wait_subscribed(p)
+            t = time.monotonic()
+            p.p.send_signal(signal.SIGHUP)
+            h.expect_exit(p, 129, 2, since=t, why="after SIGHUP")
+            h.check("interrupted by signal 1" in p.stderr,
+                    "expected 'interrupted by signal 1' on stderr", p)
+            h.check("cmd-ran" not in p.stdout, "CMD ran after SIGHUP", p)
+
+
 def stdio_cases(h):
     for argv in ([h.waitdev, "--cmdline", "", "--console", MISSING],
                  [h.rootwait, "--cmdline", "", "/dev/disk/by-partlabel/"
@@ -272,6 +346,7 @@ def body(h):
     stdio_cases(h)
     signal_cases(h)
     cmd_after_found_case(h)
+    output_cases(h)
 
 
 hostlib.main("hygiene", body)
