@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,13 @@
 
 static const char *log_program = "waitdev";
 static enum log_level log_level = LOG_LVL_NOTICE;
+/*
+ * kmsg_fd is shared with libkmod's worker thread, which modload_free()
+ * may leave running (detached) while a module loads: the lock keeps a
+ * write from going to a descriptor that was closed under it and reused
+ * (consolewait opens the console next).
+ */
+static pthread_mutex_t kmsg_lock = PTHREAD_MUTEX_INITIALIZER;
 static int kmsg_fd = -1;
 /* stderr lines out_write() gave up on, not yet said */
 static unsigned long log_dropped;
@@ -23,12 +31,12 @@ void log_set_program(const char *name)
 
 void log_set_level(enum log_level level)
 {
-	log_level = level;
+	__atomic_store_n(&log_level, level, __ATOMIC_RELAXED);
 }
 
 enum log_level log_get_level(void)
 {
-	return log_level;
+	return __atomic_load_n(&log_level, __ATOMIC_RELAXED);
 }
 
 int log_open_kmsg(const char *path)
@@ -47,16 +55,21 @@ int log_open_kmsg(const char *path)
 			return -errno;
 		fd = hi;
 	}
-	log_close_kmsg();
+	pthread_mutex_lock(&kmsg_lock);
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
 	kmsg_fd = fd;
+	pthread_mutex_unlock(&kmsg_lock);
 	return 0;
 }
 
 void log_close_kmsg(void)
 {
+	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	kmsg_fd = -1;
+	pthread_mutex_unlock(&kmsg_lock);
 }
 
 bool log_kmsg_wanted(void)
@@ -102,7 +115,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	int saved = errno;
 	int n;
 
-	if (level > log_level)
+	if (level > log_get_level())
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -114,6 +127,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	escape_controls(raw, line, sizeof(line));
 	n = (int)strlen(line);
 	log_stderr(line, n);
+	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0) {
 		char rec[1100];
 		/* the kernel takes "<N>" as the record's level */
@@ -124,6 +138,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		if (len > 0 && write(kmsg_fd, rec, (size_t)len) < 0)
 			errno = saved;
 	}
+	pthread_mutex_unlock(&kmsg_lock);
 out:
 	errno = saved;
 }

@@ -11,7 +11,7 @@
 
 static uint64_t out_deadline = DEADLINE_NEVER;
 /* a log write gave up: the next ones do not wait (a stuck console costs
- * OUT_GRACE_MS once, not per line) */
+ * OUT_GRACE_MS once, not per line); libkmod's worker logs too */
 static bool log_stuck;
 
 void out_set_deadline(uint64_t at_ms)
@@ -30,7 +30,8 @@ static int wait_ms(uint64_t until)
 int out_write(int fd, const void *buf, size_t len, bool is_log)
 {
 	const char *p = buf;
-	uint64_t until = now_ms() + (is_log && log_stuck ? 0 : OUT_GRACE_MS);
+	bool stuck = is_log && __atomic_load_n(&log_stuck, __ATOMIC_RELAXED);
+	uint64_t until = now_ms() + (stuck ? 0 : OUT_GRACE_MS);
 
 	/* "forever" has no end to wait for: a signal must still end the wait,
 	 * and the signals are blocked (engine_wait_signals()) */
@@ -49,7 +50,8 @@ int out_write(int fd, const void *buf, size_t len, bool is_log)
 			return -errno;
 		if (r == 0) {
 			if (is_log)
-				log_stuck = true;
+				__atomic_store_n(&log_stuck, true,
+						 __ATOMIC_RELAXED);
 			return -EAGAIN;
 		}
 		if (pfd.revents & POLLNVAL)
@@ -64,6 +66,6 @@ int out_write(int fd, const void *buf, size_t len, bool is_log)
 		len -= (size_t)w;
 	}
 	if (is_log)
-		log_stuck = false;
+		__atomic_store_n(&log_stuck, false, __ATOMIC_RELAXED);
 	return 0;
 }
