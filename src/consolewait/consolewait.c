@@ -200,9 +200,13 @@ int consolewait_main(int argc, char **argv)
 		return EXIT_FOUND;
 	/* only bad input or a signal stops CMD: whatever else failed, the
 	 * boot goes on */
-	if (cmd && !bad_input && r < EXIT_SIGNAL_BASE)
-		return run_cmd(r == EXIT_FOUND ? node : NULL,
-			       spec[0] ? spec : NULL, cmd);
+	if (cmd && !bad_input && r < EXIT_SIGNAL_BASE) {
+		/* back only when CMD could not be executed */
+		r = run_cmd(r == EXIT_FOUND ? node : NULL,
+			    spec[0] ? spec : NULL, cmd);
+		log_close_kmsg();
+		return r;
+	}
 	if (r == EXIT_FOUND) {
 		char line[NODE_MAX + 1];
 		int n = snprintf(line, sizeof(line), "%s\n", node);
