@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "frontends.h"
 #include "log.h"
+#include "startup.h"
 #include "util.h"
 
 #define NODE_MAX 256
@@ -61,6 +62,19 @@ static int reopen_stdio(const char *node)
 		close(fd);
 		return r;
 	}
+	/*
+	 * Above 2: dup2(fd, fd) does nothing, O_CLOEXEC would stay and CMD
+	 * would start without that descriptor (startup_fds() makes this
+	 * rare, not impossible: /dev/null may be missing).
+	 */
+	if (fd <= STDERR_FILENO) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+
+		close(fd);
+		if (hi < 0)
+			return -errno;
+		fd = hi;
+	}
 	for (i = 0; i < 3; i++) {
 		if (dup2(fd, i) < 0) {
 			int r = -errno;
@@ -69,8 +83,7 @@ static int reopen_stdio(const char *node)
 			return r;
 		}
 	}
-	if (fd > 2)
-		close(fd);
+	close(fd);
 	return 0;
 }
 
@@ -99,6 +112,7 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
 	} else if (spec) {
 		kmsg_no_console(spec, cmd[0]);
 	}
+	startup_restore();
 	execvp(cmd[0], cmd);
 	log_err("%s: %s", cmd[0], strerror(errno));
 	return EXIT_SYSTEM;
@@ -107,9 +121,12 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
 /*
  * Parses the options and waits. Returns the exit status, or -1 after
  * --help or --version. On success @node holds the tty; @spec holds the
- * console waited for, empty if none was.
+ * console waited for, empty if none was. *@bad_input is set when the
+ * options, SPEC or the kernel command line are wrong: consolewait(8)
+ * ends then without running CMD, as for any other usage error.
  */
-static int wait_console(int argc, char **argv, char *node, char *spec)
+static int wait_console(int argc, char **argv, char *node, char *spec,
+			bool *bad_input)
 {
 	struct wait_config cfg;
 	struct engine *e = NULL;
@@ -125,6 +142,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 	};
 
 	cli_init(&c, "consolewait");
+	*bad_input = true;
 	r = cli_parse(&c, argc, argv, &program, &arg);
 	if (r)
 		return r;
@@ -136,6 +154,9 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 			return cli_usage_error("%s: %s", arg, err);
 		cfg.has_console = true;
 	}
+	/* from here on, what fails is the boot's problem, not the caller's
+	 * words: CMD runs all the same */
+	*bad_input = false;
 	if (!cfg.has_console)
 		return cli_usage_error("no console named: give SPEC, or "
 				       "console= or waitdev.console= on the "
@@ -148,7 +169,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 	r = cli_run(&c, &cfg, CLI_ROLE_CONSOLE, &e);
 	if (r == EXIT_FOUND)
 		strscpy(node, engine_target(e, 0)->node, NODE_MAX);
-	/* also restores the signal mask that CMD must inherit */
+	/* the signals stay blocked: run_cmd() restores the mask for CMD */
 	engine_free(e);
 	return r;
 }
@@ -156,9 +177,12 @@ static int wait_console(int argc, char **argv, char *node, char *spec)
 int consolewait_main(int argc, char **argv)
 {
 	char spec[SPEC_VALUE_MAX] = "", node[NODE_MAX] = "";
+	bool bad_input = false;
 	char **cmd = NULL;
 	int r, i;
 
+	startup_fds();
+	startup_signals();
 	/* everything after "--" is CMD: hide it from getopt */
 	for (i = 1; i < argc; i++) {
 		if (streq(argv[i], "--")) {
@@ -171,15 +195,24 @@ int consolewait_main(int argc, char **argv)
 	log_set_program("consolewait");
 	if (cmd && !cmd[0])
 		return cli_usage_error("--: no command after it");
-	r = wait_console(argc, argv, node, spec);
+	r = wait_console(argc, argv, node, spec, &bad_input);
 	if (r < 0)
 		return EXIT_FOUND;
-	/* only a signal stops CMD: whatever else failed, the boot goes on */
-	if (cmd && r < EXIT_SIGNAL_BASE)
-		return run_cmd(r == EXIT_FOUND ? node : NULL,
-			       spec[0] ? spec : NULL, cmd);
-	if (r == EXIT_FOUND && (printf("%s\n", node) < 0 || fflush(stdout)))
-		r = EXIT_SYSTEM;
+	/* only bad input or a signal stops CMD: whatever else failed, the
+	 * boot goes on */
+	if (cmd && !bad_input && r < EXIT_SIGNAL_BASE) {
+		/* back only when CMD could not be executed */
+		r = run_cmd(r == EXIT_FOUND ? node : NULL,
+			    spec[0] ? spec : NULL, cmd);
+		log_close_kmsg();
+		return r;
+	}
+	if (r == EXIT_FOUND) {
+		char line[NODE_MAX + 1];
+		int n = snprintf(line, sizeof(line), "%s\n", node);
+
+		r = cli_write_result(line, (size_t)n);
+	}
 	log_close_kmsg();
 	return r;
 }

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "frontends.h"
 #include "log.h"
+#include "startup.h"
 #include "util.h"
 
 static void usage(void)
@@ -45,6 +46,8 @@ int rootwait_main(int argc, char **argv)
 		.takes_spec = true,
 	};
 
+	startup_fds();
+	startup_signals();
 	cli_init(&c, "rootwait");
 	r = cli_parse(&c, argc, argv, &program, &arg);
 	if (r)
@@ -64,10 +67,12 @@ int rootwait_main(int argc, char **argv)
 	cli_apply_timeout(&c, &cfg);
 	r = cli_run(&c, &cfg, CLI_ROLE_ROOT, &e);
 	t = e ? engine_target(e, 0) : NULL;
-	if (r == EXIT_FOUND && t && printf("%s\n", t->node) < 0)
-		r = EXIT_SYSTEM;
-	if (fflush(stdout) != 0)
-		r = EXIT_SYSTEM;
+	if (r == EXIT_FOUND && t) {
+		char line[sizeof(t->node) + 1];
+		int n = snprintf(line, sizeof(line), "%s\n", t->node);
+
+		r = cli_write_result(line, (size_t)n);
+	}
 	engine_free(e);
 	log_close_kmsg();
 	return r;

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "log.h"
 #include "modload.h"
+#include "out.h"
 #include "probe.h"
 #include "source.h"
 #include "util.h"
@@ -317,6 +319,18 @@ static int add_targets(struct engine *e, const struct wait_config *cfg,
 			return r;
 	}
 	return 0;
+}
+
+int cli_write_result(const char *buf, size_t len)
+{
+	int r = out_write(STDOUT_FILENO, buf, len, false);
+
+	if (r == 0)
+		return 0;
+	log_err("standard output: %s", r == -EAGAIN ? "no room for the result "
+						      "in time"
+						    : strerror(-r));
+	return EXIT_SYSTEM;
 }
 
 int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,

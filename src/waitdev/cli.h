@@ -94,6 +94,12 @@ void cli_apply_timeout(const struct cli *c, struct wait_config *cfg);
 int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	    struct engine **out);
 
+/*
+ * Writes the result to stdout through out_write(): 0, or EXIT_SYSTEM
+ * after logging why (no room before the deadline, no reader, ...).
+ */
+int cli_write_result(const char *buf, size_t len);
+
 /* Prints "PROGRAM VERSION (probe: X, modload: Y, udev source: yes|no)". */
 void cli_print_version(const char *program);
 

@@ -15,6 +15,7 @@
 #include "deadline.h"
 #include "engine.h"
 #include "log.h"
+#include "out.h"
 #include "probe.h"
 #include "rtnl.h"
 #include "sysfs.h"
@@ -709,13 +710,20 @@ static int epoll_add(int epfd, int fd, int tag)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+void engine_wait_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	/* the console's terminal hung up: nobody waits any more */
+	sigaddset(set, SIGHUP);
+}
+
 static int engine_setup_signals(struct engine *e)
 {
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
+	engine_wait_signals(&mask);
 	if (sigprocmask(SIG_BLOCK, &mask, &e->old_mask) < 0)
 		return -errno;
 	e->mask_saved = true;
@@ -874,14 +882,19 @@ int engine_run(struct engine *e)
 	unsigned int i;
 	int r;
 
-	e->start_ms = now_ms();
+	uint64_t last = e->start_ms = now_ms();
+
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
 
 		t->deadline = t->timeout_ms == DEADLINE_FOREVER
 				      ? DEADLINE_NEVER
 				      : e->start_ms + t->timeout_ms;
+		if (t->deadline > last)
+			last = t->deadline;
 	}
+	/* the result may wait for room on stdout until then, not longer */
+	out_set_deadline(last);
 	r = engine_setup(e);
 	if (r < 0)
 		return r;

@@ -2,7 +2,7 @@
 /*
  * engine.h - the wait itself: one epoll loop over the uevent source, the
  * rtnetlink socket (only when a link state is asked for), the deadline
- * timerfd and a signalfd for SIGINT/SIGTERM.
+ * timerfd and a signalfd for SIGINT/SIGTERM/SIGHUP.
  *
  * Data flow: source -> uevent -> device record (devtab + sysfs attributes)
  * -> matchers (spec.h) -> target state. The engine subscribes before it
@@ -11,6 +11,7 @@
 #ifndef WAITDEV_ENGINE_H
 #define WAITDEV_ENGINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -89,14 +90,18 @@ int engine_add_target(struct engine *e, const char *role,
 /*
  * Waits until every target is found or expired. Returns EXIT_FOUND,
  * EXIT_TIMEOUT, 128 + signal number, or a negative errno.
- * SIGINT and SIGTERM are blocked while it runs and restored by
- * engine_free().
+ * The signals of engine_wait_signals() are blocked while it runs and
+ * restored by engine_free() (to blocked, when the program blocked them
+ * first: see startup.h).
  */
 int engine_run(struct engine *e);
 
 /* Whether engine_run()'s negative errno was logged already, with what
  * failed (sysfs, the sockets): the caller need not say it again. */
 bool engine_error_reported(const struct engine *e);
+
+/* The signals that interrupt a wait (SIGINT, SIGTERM, SIGHUP), into @set. */
+void engine_wait_signals(sigset_t *set);
 
 /* Whether this engine reads udevd's events (after resolving AUTO). */
 bool engine_uses_udev(const struct engine *e);

@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "out.h"
 #include "util.h"
 
 static const char *log_program = "waitdev";
 static enum log_level log_level = LOG_LVL_NOTICE;
+/*
+ * kmsg_fd is shared with libkmod's worker thread, which modload_free()
+ * may leave running (detached) while a module loads: the lock keeps a
+ * write from going to a descriptor that was closed under it and reused
+ * (consolewait opens the console next).
+ */
+static pthread_mutex_t kmsg_lock = PTHREAD_MUTEX_INITIALIZER;
 static int kmsg_fd = -1;
 static void (*log_sink)(void *ctx, enum log_level level, const char *line);
 static void *log_sink_ctx;
@@ -22,6 +31,9 @@ void log_set_sink(void (*fn)(void *ctx, enum log_level level, const char *line),
 	log_sink_ctx = ctx;
 }
 
+/* stderr lines out_write() gave up on, not yet said */
+static unsigned long log_dropped;
+
 void log_set_program(const char *name)
 {
 	log_program = name;
@@ -29,12 +41,12 @@ void log_set_program(const char *name)
 
 void log_set_level(enum log_level level)
 {
-	log_level = level;
+	__atomic_store_n(&log_level, level, __ATOMIC_RELAXED);
 }
 
 enum log_level log_get_level(void)
 {
-	return log_level;
+	return __atomic_load_n(&log_level, __ATOMIC_RELAXED);
 }
 
 int log_open_kmsg(const char *path)
@@ -44,16 +56,30 @@ int log_open_kmsg(const char *path)
 
 	if (fd < 0)
 		return -errno;
-	log_close_kmsg();
+	/* never one of 0-2, which consolewait replaces by the console */
+	if (fd <= STDERR_FILENO) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+
+		close(fd);
+		if (hi < 0)
+			return -errno;
+		fd = hi;
+	}
+	pthread_mutex_lock(&kmsg_lock);
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
 	kmsg_fd = fd;
+	pthread_mutex_unlock(&kmsg_lock);
 	return 0;
 }
 
 void log_close_kmsg(void)
 {
+	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	kmsg_fd = -1;
+	pthread_mutex_unlock(&kmsg_lock);
 }
 
 bool log_kmsg_wanted(void)
@@ -65,6 +91,33 @@ bool log_kmsg_wanted(void)
 	return access("/dev/kmsg", W_OK) == 0;
 }
 
+/*
+ * One line to stderr, unless it has no room (a stalled console): then the
+ * line is dropped and counted, and the next line that gets through says
+ * how many were lost. Never a reason to stop or fail the wait.
+ */
+static void log_stderr(const char *line, int n)
+{
+	unsigned long lost =
+		__atomic_exchange_n(&log_dropped, 0, __ATOMIC_RELAXED);
+	char buf[1200];
+	int len = 0;
+
+	if (lost)
+		len = snprintf(buf, sizeof(buf),
+			       "%s: (%lu log lines dropped: stderr had no "
+			       "room)\n",
+			       log_program, lost);
+	len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%s: %.*s\n",
+			log_program, n, line);
+	if ((size_t)len >= sizeof(buf)) {
+		len = sizeof(buf) - 1;
+		buf[len - 1] = '\n';
+	}
+	if (out_write(STDERR_FILENO, buf, (size_t)len, true) < 0)
+		__atomic_add_fetch(&log_dropped, lost + 1, __ATOMIC_RELAXED);
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	char raw[1024], line[1024];
@@ -72,7 +125,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	int saved = errno;
 	int n;
 
-	if (level > log_level)
+	if (level > log_get_level())
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -87,7 +140,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		log_sink(log_sink_ctx, level, line);
 		goto out;
 	}
-	fprintf(stderr, "%s: %s\n", log_program, line);
+	log_stderr(line, n);
+	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0) {
 		char rec[1100];
 		/* the kernel takes "<N>" as the record's level */
@@ -98,6 +152,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		if (len > 0 && write(kmsg_fd, rec, (size_t)len) < 0)
 			errno = saved;
 	}
+	pthread_mutex_unlock(&kmsg_lock);
 out:
 	errno = saved;
 }

@@ -13,6 +13,7 @@
 
 #include "frontends.h"
 #include "log.h"
+#include "startup.h"
 #include "modload.h"
 #include "util.h"
 
@@ -39,6 +40,7 @@ int modprobe_main(int argc, char **argv)
 	unsigned flags = 0;
 	int opt, r, status = 0;
 
+	startup_fds();
 	log_set_program("modprobe");
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "qvnd:abh", options, NULL)) !=

@@ -4,12 +4,15 @@
  * interfaces named on the kernel command line (or with --root, --console,
  * --net), in parallel, and return the moment they are there.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "frontends.h"
 #include "log.h"
+#include "startup.h"
 #include "util.h"
 
 static void usage(void)
@@ -126,6 +129,30 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 	return 0;
 }
 
+/* The result, formatted in memory and written without blocking past the
+ * deadline (out.h). Returns 0 or EXIT_SYSTEM. */
+static int print_result(enum report_format fmt, const struct engine *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r;
+
+	if (!f) {
+		log_err("%s", strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	r = report_result(f, fmt, e);
+	if (fclose(f) != 0 || r < 0) {
+		log_err("cannot format the result: %s", strerror(ENOMEM));
+		free(buf);
+		return EXIT_SYSTEM;
+	}
+	r = cli_write_result(buf, len);
+	free(buf);
+	return r;
+}
+
 int waitdev_main(int argc, char **argv)
 {
 	struct specs specs = { 0 };
@@ -142,6 +169,8 @@ int waitdev_main(int argc, char **argv)
 	struct cli c;
 	int r;
 
+	startup_fds();
+	startup_signals();
 	cli_init(&c, "waitdev");
 	r = cli_parse(&c, argc, argv, &program, &none);
 	if (r)
@@ -155,9 +184,12 @@ int waitdev_main(int argc, char **argv)
 	cli_apply_timeout(&c, &cfg);
 	r = cli_run(&c, &cfg, CLI_ROLE_ROOT | CLI_ROLE_CONSOLE | CLI_ROLE_NET,
 		    &e);
-	if (r == EXIT_FOUND || r == EXIT_TIMEOUT)
-		if (report_result(stdout, c.format, e) < 0)
-			r = EXIT_SYSTEM;
+	if (r == EXIT_FOUND || r == EXIT_TIMEOUT) {
+		int w = print_result(c.format, e);
+
+		if (w)
+			r = w;
+	}
 	/* the deadline test's "exit", on waitdev's own clock */
 	done_ns = now_ns();
 	log_debug("done at %llu.%03llu ms (CLOCK_MONOTONIC)",

@@ -4,7 +4,8 @@
 bad input: every usage error and bad spec ends with exit status 2, at
 once (before any waiting: --timeout 30 is given where a wait could
 start), nothing on stdout, and exactly one line on stderr that starts
-with the program's name and names the problem.
+with the program's name and names the problem. consolewait given
+"-- CMD" does not run CMD then.
 
 UUID=, LABEL=, PARTUUID=, /dev/disk/by-uuid/X and /dev/disk/by-label/X
 are bad input only for a build without libblkid ("probe: none" in
@@ -80,6 +81,19 @@ def cases(h):
          [r"'a\\x0ab'", r"not hexadecimal"]),
         ([c] + n + t, [r"no console named"]),
         ([c] + n + t + ["ttyS0", "--"], [r"--", r"no command"]),
+        # consolewait(8): a usage error ends it without running CMD
+        # (CMD's "cmd-ran" on stdout, or its status 0, fails the case)
+        ([c] + n + ["--bogus"] + t + ["ttyS0", "--", "echo", "cmd-ran"],
+         [r"--bogus", r"unknown option"]),
+        ([c] + n + t + ["tty S0", "--", "echo", "cmd-ran"],
+         [r"tty S0", r"blank"]),
+        ([c] + n + ["--timeout", "abc", "ttyS0", "--", "echo", "cmd-ran"],
+         [r"--timeout abc", r"seconds"]),
+        ([c, "--cmdline", "root="] + t + ["ttyS0", "--", "echo", "cmd-ran"],
+         [r"root", r"empty"]),
+        ([c, "--cmdline-file", "/nonexistent/wdt-cmdline"] + t +
+         ["ttyS0", "--", "echo", "cmd-ran"],
+         [r"/nonexistent/wdt-cmdline", r"No such file"]),
     ]
 
 

@@ -104,8 +104,11 @@ class Proc:
         self.elapsed = None
         log("+ " + shlex.join(self.argv) + " &")
         self.t0 = time.monotonic()
-        self.p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
-                                  stdout=self._out, stderr=self._err, **kw)
+        # a test may give its own stdout or stderr (a pipe it fills, say):
+        # then that one is not captured
+        kw.setdefault("stdout", self._out)
+        kw.setdefault("stderr", self._err)
+        self.p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, **kw)
         host.procs.append(self)
 
     @property
