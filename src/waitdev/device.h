@@ -37,7 +37,9 @@ struct device {
 	uint64_t diskseq;
 	uint64_t size; /* in 512-byte sectors; 0 = no medium */
 	/* filled by a probe back end or the udev source, NULL otherwise */
-	bool probed;	    /* fs_* below are known (NULL: nothing there) */
+	bool probed; /* fs_* below are known (NULL: nothing there) */
+	/* the medium the probe read: its DISKSEQ (0: not known) and size */
+	uint64_t probed_diskseq, probed_size;
 	char *fs_type;	    /* "ext4", "vfat", "crypto_LUKS", ... */
 	bool fs_ambivalent; /* libblkid found two signatures, chose none */
 	char *fs_uuid;

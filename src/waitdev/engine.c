@@ -288,15 +288,12 @@ static void engine_forget(struct engine *e, struct device *dev)
 }
 
 /*
- * Probes a block device once per event (a rescan re-announces devices we
- * know: those keep their result) so that UUID=/LABEL= can match and a
- * root counts as ready only with a filesystem on it.
- */
-/*
  * Whether reading @dev's superblock can decide anything: for UUID=,
  * LABEL= and PARTUUID= every block device is a candidate; for a name,
  * number or PARTLABEL only the device that spec names (which then needs
- * a filesystem to be ready). A disk nobody names is never read.
+ * a filesystem to be ready); and the device a target was found on, which
+ * stops counting when its medium no longer holds what was found. A disk
+ * nobody names is never read.
  */
 static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 {
@@ -305,6 +302,8 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 	for (i = 0; i < e->n_targets; i++) {
 		const struct target *t = &e->targets[i];
 
+		if (t->state == TARGET_FOUND && t->dev == dev)
+			return true;
 		if (t->state != TARGET_WAITING ||
 		    spec_kind(&t->spec) != DEV_BLOCK)
 			continue;
@@ -315,13 +314,36 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 	return false;
 }
 
+/*
+ * Whether the rescan that announced @dev again (no seqnum: read from
+ * sysfs) shows the very medium its probe read. Only a DISKSEQ says so:
+ * the kernel counts it up for every new medium (a loop device attached
+ * again, a disk changed in a card reader), so one unchanged, with the
+ * size, is the same medium. Without it (partitions, older kernels) the
+ * medium may have been swapped in the overflow's window, unannounced.
+ */
+static bool engine_same_medium(const struct device *dev,
+			       const struct uevent *ev)
+{
+	return ev->seqnum == 0 && dev->probed && dev->diskseq != 0 &&
+	       dev->diskseq == dev->probed_diskseq &&
+	       dev->size == dev->probed_size;
+}
+
+/*
+ * Probes a block device at every event for it, so that UUID=/LABEL= can
+ * match and a root counts as ready only with a filesystem on it. A
+ * rescan after an overflow announces every device again, and any of
+ * them may hold another medium by then: only one known to be the same
+ * keeps its result.
+ */
 static void engine_probe(struct engine *e, struct device *dev,
 			 const struct uevent *ev)
 {
 	char node[512];
 	int r;
 
-	if (dev->probed && ev->seqnum == 0)
+	if (engine_same_medium(dev, ev))
 		return;
 	if (!engine_wants_probe(e, dev)) {
 		device_forget_probe(dev);
@@ -340,6 +362,8 @@ static void engine_probe(struct engine *e, struct device *dev,
 		return;
 	}
 	dev->probed = true;
+	dev->probed_diskseq = dev->diskseq;
+	dev->probed_size = dev->size;
 	log_debug("%s: type %s uuid %s label %s partuuid %s", node,
 		  dev->fs_type ? dev->fs_type : "-",
 		  dev->fs_uuid ? dev->fs_uuid : "-",

@@ -392,10 +392,9 @@ static void test_garbage(void)
 }
 
 /* Floods the kernel's uevent group from userspace (forged: dropped, but
- * they fill our tiny buffer) and adds the device without any uevent. */
-static void overflow_then_plug(void *ctx)
+ * they fill our tiny buffer): the engine's next read gets ENOBUFS. */
+static void flood_uevents(void)
 {
-	struct run *r = ctx;
 	struct sockaddr_nl group = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	char msg[] = "change@/devices/virtual/block/flood\0ACTION=change\0"
 		     "DEVPATH=/devices/virtual/block/flood\0SUBSYSTEM=block\0"
@@ -413,7 +412,62 @@ static void overflow_then_plug(void *ctx)
 		  strerror(errno));
 	if (fd >= 0)
 		close(fd);
+}
+
+/* An overflow, and a device added without any uevent in its window. */
+static void overflow_then_plug(void *ctx)
+{
+	struct run *r = ctx;
+
+	flood_uevents();
 	fakesys_add_block(&r->fs, "sdh", 8, 112, 4096, NULL, true);
+}
+
+static void make_image(const char *dev, const char *name, const char *uuid,
+		       const char *label, bool corrupt);
+
+static const char swap_uuid[] = "5d0c3a4e-1f2b-4c6d-8e9f-a0b1c2d3e4f5";
+
+/* An overflow, and in its window both media swapped, unannounced: sdv's
+ * blank one for an ext4 "newroot", sdw's ext4 "oldroot" for a blank one. */
+static void overflow_then_swap(void *ctx)
+{
+	struct run *r = ctx;
+
+	flood_uevents();
+	make_image(r->dev, "sdv", swap_uuid, "newroot", false);
+	make_image(r->dev, "sdw", NULL, NULL, false);
+}
+
+/*
+ * After an overflow nothing tells which media changed in its window: the
+ * rescan must read them again, not keep what the old ones held (issue 13,
+ * item 5: a new ext4 medium was "no filesystem", a root found by LABEL=
+ * stayed found on the blank medium that replaced it).
+ */
+static void test_overflow_medium_swap(void)
+{
+	struct run r;
+
+	if (!probe_available())
+		return; /* nothing is read: nothing can be stale */
+	run_begin(&r, true);
+	make_image(r.dev, "sdv", NULL, NULL, false);
+	make_image(r.dev, "sdw", "6e1d4b5f-2a3c-4d7e-9fa0-b1c2d3e4f5a6",
+		   "oldroot", false);
+	fakesys_add_block(&r.fs, "sdv", 8, 176, 16384, NULL, true);
+	fakesys_add_block(&r.fs, "sdw", 8, 192, 16384, NULL, true);
+	engine_for(&r, true, 4096, NULL, overflow_then_swap);
+	add_block_target(r.e, "LABEL=newroot", 3000);
+	add_block_target(r.e, "LABEL=oldroot", 1000);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_MSG(engine_stats(r.e).rescans >= 1, "no rescan after ENOBUFS");
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
+	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdv");
+	/* found by the scan, lost with its medium */
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
+	CHECK_INT(engine_target(r.e, 1)->lost, 1);
+	run_end(&r);
 }
 
 static void test_overflow_rescan(void)
@@ -728,6 +782,7 @@ int main(void)
 	test_forged();
 	test_garbage();
 	test_overflow_rescan();
+	test_overflow_medium_swap();
 	test_deadline_diagnosis();
 	test_sigterm();
 	test_zero_timeout();
