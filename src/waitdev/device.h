@@ -40,6 +40,10 @@ struct device {
 	bool probed; /* fs_* below are known (NULL: nothing there) */
 	/* the medium the probe read: its DISKSEQ (0: not known) and size */
 	uint64_t probed_diskseq, probed_size;
+	/* the probe in flight (prober.h), 0 for none; stale: an event came
+	 * after it started, its result is for what was there before */
+	uint32_t probe_id;
+	bool probe_stale;
 	char *fs_type;	    /* "ext4", "vfat", "crypto_LUKS", ... */
 	bool fs_ambivalent; /* libblkid found two signatures, chose none */
 	char *fs_uuid;

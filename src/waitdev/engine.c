@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "log.h"
 #include "probe.h"
+#include "prober.h"
 #include "rtnl.h"
 #include "sysfs.h"
 #include "util.h"
@@ -32,20 +33,29 @@ struct engine {
 	struct sysfs *sysfs;
 	struct source *source;
 	struct rtnl *rtnl;
+	struct prober *prober; /* when want_probe */
 	int epoll_fd, timer_fd, signal_fd;
 	sigset_t old_mask;
 	bool mask_saved;
 
 	uint64_t start_ms;
 	unsigned int generation;
-	bool rescanning;	/* a scan after an overflow is under way */
-	uint64_t next_deadline; /* what the timer is armed for */
+	bool rescanning;	  /* a scan after an overflow is under way */
+	uint64_t next_deadline;	  /* what the timer is armed for */
+	uint64_t look_once_until; /* see ENGINE_LOOK_ONCE_MS */
 	/* an overflow was reported and its queue not yet read empty */
 	bool uevent_congested, rtnl_congested;
 	struct engine_stats stats;
 };
 
-enum { TAG_SOURCE = 1, TAG_RTNL, TAG_TIMER, TAG_SIGNAL };
+enum { TAG_SOURCE = 1, TAG_RTNL, TAG_TIMER, TAG_SIGNAL, TAG_PROBE };
+
+/*
+ * A deadline of 0 looks once: at what the scan finds, and at what the
+ * superblock reads it started find, for as long as those take but at
+ * most this long (a device that does not answer is not waited for).
+ */
+#define ENGINE_LOOK_ONCE_MS 1000
 
 /* uevents handled per wakeup before the deadline is looked at again */
 #define ENGINE_BATCH 256
@@ -98,6 +108,8 @@ void engine_free(struct engine *e)
 	if (e->epoll_fd >= 0)
 		close(e->epoll_fd);
 	modload_free(e->opts.modload);
+	/* kills the probes still reading; waits for none of them */
+	prober_free(e->prober);
 	rtnl_free(e->rtnl);
 	source_free(e->source);
 	sysfs_free(e->sysfs);
@@ -208,8 +220,14 @@ static bool match_partnroff(const struct engine *e, const struct target *t,
 static bool target_accepts(const struct engine *e, const struct target *t,
 			   const struct device *dev)
 {
-	bool match = t->spec.has_partnroff ? match_partnroff(e, t, dev)
-					   : spec_match(&t->spec, dev);
+	bool match;
+
+	/* being read again: unknown until the result comes, except that
+	 * the target found on it keeps it until then */
+	if (dev->probe_id && !(t->state == TARGET_FOUND && t->dev == dev))
+		return false;
+	match = t->spec.has_partnroff ? match_partnroff(e, t, dev)
+				      : spec_match(&t->spec, dev);
 
 	return match && spec_device_ready(&t->spec, dev);
 }
@@ -330,45 +348,105 @@ static bool engine_same_medium(const struct device *dev,
 	       dev->size == dev->probed_size;
 }
 
+static void engine_probe_start(struct engine *e, struct device *dev)
+{
+	char node[512];
+	uint32_t id;
+	int r;
+
+	if (dev->probe_id) {
+		/* one probe per device: the next starts when it ends */
+		dev->probe_stale = true;
+		return;
+	}
+	if (!engine_wants_probe(e, dev) || dev->size == 0 || !dev->name) {
+		/* not needed, or nothing to read (no medium) */
+		device_forget_probe(dev);
+		return;
+	}
+	snprintf(node, sizeof(node), "%s/%s",
+		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
+	r = prober_start(e->prober, node, &id);
+	if (r < 0) {
+		/* we know nothing: readiness goes by size */
+		log_debug("%s: probe: %s", node, strerror(-r));
+		device_forget_probe(dev);
+		return;
+	}
+	e->stats.probes++;
+	dev->probe_id = id;
+	dev->probe_stale = false;
+	/* what was found stays only for the target found on it */
+	log_debug("%s: probing (probe %u)", node, id);
+}
+
 /*
  * Probes a block device at every event for it, so that UUID=/LABEL= can
  * match and a root counts as ready only with a filesystem on it. A
  * rescan after an overflow announces every device again, and any of
  * them may hold another medium by then: only one known to be the same
- * keeps its result.
+ * keeps its result. The probe runs in a child; its result comes through
+ * engine_on_probe().
  */
 static void engine_probe(struct engine *e, struct device *dev,
 			 const struct uevent *ev)
 {
-	char node[512];
-	int r;
-
 	if (engine_same_medium(dev, ev))
 		return;
-	if (!engine_wants_probe(e, dev)) {
-		device_forget_probe(dev);
-		return;
+	engine_probe_start(e, dev);
+}
+
+static struct device *engine_probing(const struct engine *e, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		struct device *dev = devtab_at(e->devtab, i);
+
+		if (dev->kind == DEV_BLOCK && dev->probe_id == id)
+			return dev;
 	}
-	/* what an earlier probe found says nothing about the medium now */
-	device_forget_probe(dev);
-	if (dev->size == 0 || !dev->name)
-		return; /* nothing to read: no medium */
-	snprintf(node, sizeof(node), "%s/%s",
-		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
-	r = probe_block(dev, node);
-	if (r < 0) {
+	return NULL;
+}
+
+static void engine_probe_done(struct engine *e, const struct probe_msg *msg)
+{
+	struct device *dev = engine_probing(e, msg->id);
+
+	if (!dev)
+		return; /* removed meanwhile */
+	dev->probe_id = 0;
+	if (dev->probe_stale) {
+		/* an event came while it read: read what is there now */
+		log_debug("%s: probe %u superseded", dev->name, msg->id);
+		dev->probe_stale = false;
+		engine_probe_start(e, dev);
+	} else if (msg->err < 0) {
 		/* unreadable: we know nothing, readiness goes by size */
-		log_debug("%s: probe: %s", node, strerror(-r));
-		return;
+		log_debug("%s: probe: %s", dev->name, strerror(-msg->err));
+		device_forget_probe(dev);
+	} else if (probe_msg_apply(msg, dev) < 0) {
+		log_debug("%s: probe: %s", dev->name, strerror(ENOMEM));
+	} else {
+		dev->probed_diskseq = dev->diskseq;
+		dev->probed_size = dev->size;
+		log_debug("%s: type %s uuid %s label %s partuuid %s", dev->name,
+			  dev->fs_type ? dev->fs_type : "-",
+			  dev->fs_uuid ? dev->fs_uuid : "-",
+			  dev->fs_label ? dev->fs_label : "-",
+			  dev->part_uuid ? dev->part_uuid : "-");
 	}
-	dev->probed = true;
-	dev->probed_diskseq = dev->diskseq;
-	dev->probed_size = dev->size;
-	log_debug("%s: type %s uuid %s label %s partuuid %s", node,
-		  dev->fs_type ? dev->fs_type : "-",
-		  dev->fs_uuid ? dev->fs_uuid : "-",
-		  dev->fs_label ? dev->fs_label : "-",
-		  dev->part_uuid ? dev->part_uuid : "-");
+	engine_evaluate(e, dev);
+}
+
+static int engine_on_probe(struct engine *e)
+{
+	struct probe_msg msg;
+	int r;
+
+	while ((r = prober_read(e->prober, &msg)) == 1)
+		engine_probe_done(e, &msg);
+	return r;
 }
 
 static int engine_apply(struct engine *e, const struct uevent *ev)
@@ -444,12 +522,27 @@ static int engine_scan(struct engine *e, bool sweep)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Whether @t is decided: expired, or found on a device that is not being
+ * read again. A read after a change or a rescan may take it back (its
+ * medium was replaced), so until its result comes or the target's
+ * deadline passes, a found target is not yet a result to report.
+ */
+static bool target_settled(const struct target *t, uint64_t now)
+{
+	if (t->state == TARGET_WAITING)
+		return false;
+	return t->state != TARGET_FOUND || !t->dev->probe_id ||
+	       t->deadline <= now;
+}
+
 static bool engine_done(const struct engine *e)
 {
+	uint64_t now = now_ms();
 	unsigned int i;
 
 	for (i = 0; i < e->n_targets; i++)
-		if (e->targets[i].state == TARGET_WAITING)
+		if (!target_settled(&e->targets[i], now))
 			return false;
 	return true;
 }
@@ -461,16 +554,25 @@ static bool engine_done(const struct engine *e)
  * its deadline, it expires at once: engine_expire() runs after every
  * dispatch.)
  */
+/* When @t expires: its deadline, or for a deadline of 0 ("look once")
+ * when the probes the scan started have ended (ENGINE_LOOK_ONCE_MS). */
+static uint64_t target_deadline(const struct engine *e, const struct target *t)
+{
+	if (t->timeout_ms == 0 && e->prober && prober_running(e->prober))
+		return e->look_once_until;
+	return t->deadline;
+}
+
 static int engine_arm(struct engine *e)
 {
-	uint64_t next = DEADLINE_NEVER;
+	uint64_t next = DEADLINE_NEVER, now = now_ms();
 	unsigned int i;
 
 	for (i = 0; i < e->n_targets; i++) {
 		const struct target *t = &e->targets[i];
 
-		if (t->state == TARGET_WAITING && t->deadline < next)
-			next = t->deadline;
+		if (!target_settled(t, now) && target_deadline(e, t) < next)
+			next = target_deadline(e, t);
 	}
 	e->next_deadline = next;
 	return deadline_arm(e->timer_fd, next);
@@ -484,7 +586,7 @@ static void engine_expire(struct engine *e)
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
 
-		if (t->state != TARGET_WAITING || t->deadline > now)
+		if (t->state != TARGET_WAITING || target_deadline(e, t) > now)
 			continue;
 		t->state = TARGET_EXPIRED;
 		t->waited_ms = elapsed_ms(e);
@@ -702,6 +804,12 @@ static int engine_setup(struct engine *e)
 		r = epoll_add(e->epoll_fd, e->timer_fd, TAG_TIMER);
 	if (r == 0)
 		r = epoll_add(e->epoll_fd, e->signal_fd, TAG_SIGNAL);
+	if (r == 0 && e->want_probe) {
+		r = prober_new(&e->prober, e->opts.probe);
+		if (r == 0)
+			r = epoll_add(e->epoll_fd, prober_fd(e->prober),
+				      TAG_PROBE);
+	}
 	return r;
 }
 
@@ -718,6 +826,8 @@ static int engine_dispatch(struct engine *e, uint32_t tag)
 		return 0;
 	case TAG_SIGNAL:
 		return engine_on_signal(e);
+	case TAG_PROBE:
+		return engine_on_probe(e);
 	}
 	return 0;
 }
@@ -795,7 +905,9 @@ int engine_run(struct engine *e)
 		if (r < 0)
 			log_warn("coldplug: %s", strerror(-r));
 	}
-	engine_expire(e); /* a zero timeout means "look once" */
+	/* a zero timeout means "look once", at the scan's probes too */
+	e->look_once_until = now_ms() + ENGINE_LOOK_ONCE_MS;
+	engine_expire(e);
 	r = engine_loop(e);
 	if (r != 0)
 		return r;
