@@ -188,8 +188,13 @@ static void seen_block(const struct device *d)
 	char fs[SPEC_VALUE_MAX * 2 + 64] = "";
 
 	format_size(d->size, size, sizeof(size));
-	/* what a root=UUID=/LABEL= typo is to be compared with */
-	if (d->fs_type)
+	/* what a root=UUID=/LABEL= typo is to be compared with; nothing
+	 * while a probe has not answered (what an older one found may be
+	 * another medium's) */
+	if (d->probe_id)
+		snprintf(fs, sizeof(fs),
+			 ", not read: the probe did not answer");
+	else if (d->fs_type)
 		snprintf(fs, sizeof(fs), ", %s%s%s%s%s%s", d->fs_type,
 			 d->fs_uuid ? " UUID=" : "",
 			 d->fs_uuid ? d->fs_uuid : "",
@@ -198,7 +203,7 @@ static void seen_block(const struct device *d)
 			 d->fs_label ? "\"" : "");
 	else if (d->fs_ambivalent)
 		snprintf(fs, sizeof(fs), ", several filesystem signatures");
-	if (d->part_uuid)
+	if (d->part_uuid && !d->probe_id)
 		snprintf(fs + strlen(fs), sizeof(fs) - strlen(fs),
 			 ", PARTUUID=%s", d->part_uuid);
 	/* root=/dev/mapper/NAME and /dev/VG/LV name this, not dm-N */

@@ -141,6 +141,10 @@ def cases(h, s):
             probing(h, p)
             h.check("%s: type" % NODE not in p.stderr,
                     "the probe of %s cannot have answered" % NODE, p)
+            h.check("seen block loop%d (" % N in p.stderr and
+                    "not read: the probe did not answer)" in p.stderr,
+                    "expected the diagnosis to say loop%d was not read"
+                    % N, p)
             h.check(p.stdout == "", "expected no root on stdout (plain "
                     "output lists only what was found)", p)
         finally:
