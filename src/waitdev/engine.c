@@ -366,7 +366,11 @@ static void engine_probe_start(struct engine *e, struct device *dev)
 	}
 	snprintf(node, sizeof(node), "%s/%s",
 		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
-	r = prober_start(e->prober, node, &id);
+	/* no node (no devtmpfs): nothing to fork for. A lookup in /dev
+	 * does not touch the device; opening and reading it might hang */
+	r = access(node, F_OK) < 0 ? -errno : 0;
+	if (r == 0)
+		r = prober_start(e->prober, node, &id);
 	if (r < 0) {
 		/* we know nothing: readiness goes by size */
 		log_debug("%s: probe: %s", node, strerror(-r));

@@ -122,6 +122,7 @@ child_run(probe_fn fn, const char *node, uint32_t id, int wfd, pid_t parent)
 	static struct probe_msg msg;
 	struct device dev;
 	sigset_t none;
+	int r;
 
 	/* gone with the parent, as far as a task in a read can go */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -148,9 +149,10 @@ child_run(probe_fn fn, const char *node, uint32_t id, int wfd, pid_t parent)
 		    !copy_value(msg.part_uuid, dev.part_uuid))
 			msg.err = -ENAMETOOLONG;
 	}
-	if (write(wfd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
-		_exit(1);
-	_exit(0);
+	device_clear(&dev);
+	r = write(wfd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : 1;
+	close(wfd);
+	_exit(r);
 }
 
 int prober_start(struct prober *p, const char *node, uint32_t *id)

@@ -245,8 +245,7 @@ static void test_add_remove(void)
 	add_console_target(r.e, "ttyNOPE0", 300);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
 	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
-	/* with a probe it counts only once read: the "remove" came first */
-	CHECK_INT(target0(&r)->lost, probe_available() ? 0 : 1);
+	CHECK_INT(target0(&r)->lost, 1);
 	run_end(&r);
 
 	/* plugged, pulled, plugged again: found the second time */
@@ -260,7 +259,7 @@ static void test_add_remove(void)
 	add_console_target(r.e, "ttyNOPE0", 300);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT); /* the console */
 	CHECK_INT(target0(&r)->state, TARGET_FOUND);
-	CHECK_INT(target0(&r)->lost, probe_available() ? 0 : 1);
+	CHECK_INT(target0(&r)->lost, 1);
 	run_end(&r);
 }
 
@@ -495,9 +494,11 @@ static void test_overflow_medium_swap(void)
 	CHECK_MSG(engine_stats(r.e).rescans >= 1, "no rescan after ENOBUFS");
 	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
 	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdv");
-	/* found by the scan, lost with its medium */
+	/* found by the scan, lost with its medium (under valgrind the
+	 * scan's probes may not have answered before the swap at 300 ms) */
 	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
-	CHECK_INT(engine_target(r.e, 1)->lost, 1);
+	if (test_timing_asserted())
+		CHECK_INT(engine_target(r.e, 1)->lost, 1);
 	run_end(&r);
 }
 
@@ -852,6 +853,7 @@ static void test_probe_stall(void)
 		return;
 	/* the deadline */
 	run_begin(&r, false);
+	make_image(r.dev, "sds", NULL, NULL, false);
 	fakesys_add_block(&r.fs, "sds", 8, 224, 16384, NULL, true);
 	engine_stalling(&r);
 	add_block_target(r.e, "LABEL=nowhere", 300);
@@ -865,6 +867,7 @@ static void test_probe_stall(void)
 
 	/* SIGTERM */
 	run_begin(&r, false);
+	make_image(r.dev, "sds", NULL, NULL, false);
 	fakesys_add_block(&r.fs, "sds", 8, 224, 16384, NULL, true);
 	engine_stalling(&r);
 	add_block_target(r.e, "LABEL=nowhere", 10000);
@@ -881,6 +884,7 @@ static void test_probe_stall(void)
 	make_image(r.dev, "sdt", "7f2e5c60-3b4d-4e8f-a0b1-c2d3e4f5a6b7",
 		   "fresh", false);
 	fakesys_add_block(&r.fs, "sdt", 8, 240, 16384, NULL, true);
+	make_image(r.dev, "sds", NULL, NULL, false);
 	fakesys_add_block(&r.fs, "sds", 8, 224, 16384, NULL, true);
 	engine_stalling(&r);
 	add_block_target(r.e, "LABEL=fresh", 0);
