@@ -38,7 +38,7 @@ struct device {
 	uint64_t size; /* in 512-byte sectors; 0 = no medium */
 	/* filled by a probe back end or the udev source, NULL otherwise */
 	bool probed; /* fs_* below are known (NULL: nothing there) */
-	/* the medium the probe read: its DISKSEQ (0: not known) and size */
+	/* the medium the probe read or reads: DISKSEQ (0: unknown), size */
 	uint64_t probed_diskseq, probed_size;
 	/* the probe in flight (prober.h), 0 for none; stale: an event came
 	 * after it started, its result is for what was there before */

@@ -334,7 +334,7 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 
 /*
  * Whether the rescan that announced @dev again (no seqnum: read from
- * sysfs) shows the very medium its probe read. Only a DISKSEQ says so:
+ * sysfs) shows the very medium its probe read, or is reading. Only a DISKSEQ says so:
  * the kernel counts it up for every new medium (a loop device attached
  * again, a disk changed in a card reader), so one unchanged, with the
  * size, is the same medium. Without it (partitions, older kernels) the
@@ -343,8 +343,8 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 static bool engine_same_medium(const struct device *dev,
 			       const struct uevent *ev)
 {
-	return ev->seqnum == 0 && dev->probed && dev->diskseq != 0 &&
-	       dev->diskseq == dev->probed_diskseq &&
+	return ev->seqnum == 0 && (dev->probed || dev->probe_id) &&
+	       dev->diskseq != 0 && dev->diskseq == dev->probed_diskseq &&
 	       dev->size == dev->probed_size;
 }
 
@@ -380,6 +380,9 @@ static void engine_probe_start(struct engine *e, struct device *dev)
 	e->stats.probes++;
 	dev->probe_id = id;
 	dev->probe_stale = false;
+	/* the medium it reads (a rescan compares, engine_same_medium()) */
+	dev->probed_diskseq = dev->diskseq;
+	dev->probed_size = dev->size;
 	/* what was found stays only for the target found on it */
 	log_debug("%s: probing (probe %u)", node, id);
 }
@@ -432,8 +435,6 @@ static void engine_probe_done(struct engine *e, const struct probe_msg *msg)
 	} else if (probe_msg_apply(msg, dev) < 0) {
 		log_debug("%s: probe: %s", dev->name, strerror(ENOMEM));
 	} else {
-		dev->probed_diskseq = dev->diskseq;
-		dev->probed_size = dev->size;
 		log_debug("%s: type %s uuid %s label %s partuuid %s", dev->name,
 			  dev->fs_type ? dev->fs_type : "-",
 			  dev->fs_uuid ? dev->fs_uuid : "-",

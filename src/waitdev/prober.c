@@ -133,10 +133,12 @@ child_run(probe_fn fn, const char *node, uint32_t id, int wfd, pid_t parent)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* the parent's sockets, epoll and timer are not ours to hold
 	 * (best effort: close_range() is Linux 5.9) */
+#ifdef SYS_close_range
 	if (wfd > 3)
 		syscall(SYS_close_range, 3U, (unsigned int)wfd - 1, 0U);
 	syscall(SYS_close_range, (unsigned int)(wfd < 3 ? 3 : wfd + 1), ~0U,
 		0U);
+#endif
 
 	memset(&dev, 0, sizeof(dev));
 	msg.id = id;
