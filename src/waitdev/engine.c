@@ -334,11 +334,12 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 
 /*
  * Whether the rescan that announced @dev again (no seqnum: read from
- * sysfs) shows the very medium its probe read, or is reading. Only a DISKSEQ says so:
- * the kernel counts it up for every new medium (a loop device attached
- * again, a disk changed in a card reader), so one unchanged, with the
- * size, is the same medium. Without it (partitions, older kernels) the
- * medium may have been swapped in the overflow's window, unannounced.
+ * sysfs) shows the very medium its probe read, or is reading. Only a
+ * DISKSEQ says so: the kernel counts it up for every new medium (a loop
+ * device attached again, a disk changed in a card reader), so one
+ * unchanged, with the size, is the same medium. Without it (partitions,
+ * older kernels) the medium may have been swapped in the overflow's
+ * window, unannounced.
  */
 static bool engine_same_medium(const struct device *dev,
 			       const struct uevent *ev)
@@ -552,13 +553,6 @@ static bool engine_done(const struct engine *e)
 	return true;
 }
 
-/*
- * Only a target still waiting has a deadline that can pass: one found
- * before its deadline would otherwise re-arm the timer in the past and
- * spin the loop until the others are settled. (Found and then lost after
- * its deadline, it expires at once: engine_expire() runs after every
- * dispatch.)
- */
 /* When @t expires: its deadline, or for a deadline of 0 ("look once")
  * when the probes the scan started have ended (ENGINE_LOOK_ONCE_MS). */
 static uint64_t target_deadline(const struct engine *e, const struct target *t)
@@ -568,6 +562,13 @@ static uint64_t target_deadline(const struct engine *e, const struct target *t)
 	return t->deadline;
 }
 
+/*
+ * Only a target not yet settled has a deadline that can pass: one found
+ * before its deadline would otherwise re-arm the timer in the past and
+ * spin the loop until the others are settled. (Found and then lost after
+ * its deadline, it expires at once: engine_expire() runs after every
+ * dispatch.)
+ */
 static int engine_arm(struct engine *e)
 {
 	uint64_t next = DEADLINE_NEVER, now = now_ms();
