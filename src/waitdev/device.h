@@ -44,6 +44,7 @@ struct device {
 	 * after it started, its result is for what was there before */
 	uint32_t probe_id;
 	bool probe_stale;
+	bool probe_rescan;  /* it was started by a rescan after an overflow */
 	char *fs_type;	    /* "ext4", "vfat", "crypto_LUKS", ... */
 	bool fs_ambivalent; /* libblkid found two signatures, chose none */
 	char *fs_uuid;

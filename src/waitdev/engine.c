@@ -381,6 +381,7 @@ static void engine_probe_start(struct engine *e, struct device *dev)
 	e->stats.probes++;
 	dev->probe_id = id;
 	dev->probe_stale = false;
+	dev->probe_rescan = e->rescanning;
 	/* the medium it reads (a rescan compares, engine_same_medium()) */
 	dev->probed_diskseq = dev->diskseq;
 	dev->probed_size = dev->size;
@@ -442,7 +443,10 @@ static void engine_probe_done(struct engine *e, const struct probe_msg *msg)
 			  dev->fs_label ? dev->fs_label : "-",
 			  dev->part_uuid ? dev->part_uuid : "-");
 	}
+	/* what its result finds, the rescan that started it found */
+	e->rescanning = dev->probe_id == 0 && dev->probe_rescan;
 	engine_evaluate(e, dev);
+	e->rescanning = false;
 }
 
 static int engine_on_probe(struct engine *e)
