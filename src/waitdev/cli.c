@@ -361,9 +361,9 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	}
 	log_debug("source: %s", engine_uses_udev(e) ? "udev" : "kernel");
 	if (engine_uses_udev(e) && !source_udev_running())
-		log_warn("--source udev: udevd does not run (no "
-			 "/run/udev/control): only its events will be seen, "
-			 "none may come");
+		log_warn("--source udev: udevd does not run (nothing "
+			 "listens on /run/udev/control): only its events will "
+			 "be seen, none may come");
 	*out = e;
 	r = add_targets(e, cfg, roles);
 	if (r)
@@ -373,7 +373,8 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	r = engine_run(e);
 	report_stats(e);
 	if (r < 0) {
-		log_err("wait failed: %s", strerror(-r));
+		if (!engine_error_reported(e))
+			log_err("wait failed: %s", strerror(-r));
 		return EXIT_SYSTEM;
 	}
 	if (r == EXIT_TIMEOUT)

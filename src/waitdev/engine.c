@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct engine {
 	uint64_t look_once_until; /* see ENGINE_LOOK_ONCE_MS */
 	/* an overflow was reported and its queue not yet read empty */
 	bool uevent_congested, rtnl_congested;
+	bool error_reported; /* engine_run()'s error has been logged */
 	struct engine_stats stats;
 };
 
@@ -89,8 +91,10 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 	*out = e;
 	return 0;
 fail:
-	/* the loader was handed over: it goes with us */
+	/* the loader and the uevent fd were handed over: they go with us */
 	modload_free(opts->modload);
+	if (opts->uevent_fd >= 0)
+		close(opts->uevent_fd);
 	free(e);
 	return r;
 }
@@ -108,6 +112,8 @@ void engine_free(struct engine *e)
 	if (e->epoll_fd >= 0)
 		close(e->epoll_fd);
 	modload_free(e->opts.modload);
+	if (e->opts.uevent_fd >= 0)
+		close(e->opts.uevent_fd); /* never handed to a source */
 	/* kills the probes still reading; waits for none of them */
 	prober_free(e->prober);
 	rtnl_free(e->rtnl);
@@ -177,6 +183,30 @@ struct engine_stats engine_stats(const struct engine *e)
 	if (e->source)
 		s.source = *source_stats(e->source);
 	return s;
+}
+
+bool engine_error_reported(const struct engine *e)
+{
+	return e->error_reported;
+}
+
+/* Logs the one error line for a failed run (the first only); returns @r. */
+static int engine_fail(struct engine *e, int r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int engine_fail(struct engine *e, int r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (e->error_reported)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_err("%s: %s", msg, strerror(-r));
+	e->error_reported = true;
+	return r;
 }
 
 static uint64_t elapsed_ms(const struct engine *e)
@@ -349,7 +379,7 @@ static bool engine_same_medium(const struct device *dev,
 	       dev->size == dev->probed_size;
 }
 
-static void engine_probe_start(struct engine *e, struct device *dev)
+static int engine_probe_start(struct engine *e, struct device *dev)
 {
 	char node[512];
 	uint32_t id;
@@ -358,12 +388,12 @@ static void engine_probe_start(struct engine *e, struct device *dev)
 	if (dev->probe_id) {
 		/* one probe per device: the next starts when it ends */
 		dev->probe_stale = true;
-		return;
+		return 0;
 	}
 	if (!engine_wants_probe(e, dev) || dev->size == 0 || !dev->name) {
 		/* not needed, or nothing to read (no medium) */
 		device_forget_probe(dev);
-		return;
+		return 0;
 	}
 	snprintf(node, sizeof(node), "%s/%s",
 		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
@@ -372,11 +402,15 @@ static void engine_probe_start(struct engine *e, struct device *dev)
 	r = access(node, F_OK) < 0 ? -errno : 0;
 	if (r == 0)
 		r = prober_start(e->prober, node, &id);
+	/* out of descriptors, memory or processes (fork: EAGAIN): this
+	 * waitdev cannot look, which is not the device's fault */
+	if (errno_is_resource(r) || r == -EAGAIN)
+		return engine_fail(e, r, "cannot probe %s", node);
 	if (r < 0) {
 		/* we know nothing: readiness goes by size */
 		log_debug("%s: probe: %s", node, strerror(-r));
 		device_forget_probe(dev);
-		return;
+		return 0;
 	}
 	e->stats.probes++;
 	dev->probe_id = id;
@@ -387,6 +421,7 @@ static void engine_probe_start(struct engine *e, struct device *dev)
 	dev->probed_size = dev->size;
 	/* what was found stays only for the target found on it */
 	log_debug("%s: probing (probe %u)", node, id);
+	return 0;
 }
 
 /*
@@ -397,12 +432,12 @@ static void engine_probe_start(struct engine *e, struct device *dev)
  * keeps its result. The probe runs in a child; its result comes through
  * engine_on_probe().
  */
-static void engine_probe(struct engine *e, struct device *dev,
-			 const struct uevent *ev)
+static int engine_probe(struct engine *e, struct device *dev,
+			const struct uevent *ev)
 {
 	if (engine_same_medium(dev, ev))
-		return;
-	engine_probe_start(e, dev);
+		return 0;
+	return engine_probe_start(e, dev);
 }
 
 static struct device *engine_probing(const struct engine *e, uint32_t id)
@@ -418,24 +453,31 @@ static struct device *engine_probing(const struct engine *e, uint32_t id)
 	return NULL;
 }
 
-static void engine_probe_done(struct engine *e, const struct probe_msg *msg)
+static int engine_probe_done(struct engine *e, const struct probe_msg *msg)
 {
 	struct device *dev = engine_probing(e, msg->id);
+	int r = 0;
 
 	if (!dev)
-		return; /* removed meanwhile */
+		return 0; /* removed meanwhile */
 	dev->probe_id = 0;
 	if (dev->probe_stale) {
 		/* an event came while it read: read what is there now */
 		log_debug("%s: probe %u superseded", dev->name, msg->id);
 		dev->probe_stale = false;
-		engine_probe_start(e, dev);
+		r = engine_probe_start(e, dev);
+		if (r < 0)
+			return r;
+	} else if (errno_is_resource(msg->err)) {
+		return engine_fail(e, msg->err, "cannot probe /dev/%s",
+				   dev->name);
 	} else if (msg->err < 0) {
 		/* unreadable: we know nothing, readiness goes by size */
 		log_debug("%s: probe: %s", dev->name, strerror(-msg->err));
 		device_forget_probe(dev);
 	} else if (probe_msg_apply(msg, dev) < 0) {
-		log_debug("%s: probe: %s", dev->name, strerror(ENOMEM));
+		return engine_fail(e, -ENOMEM, "cannot probe /dev/%s",
+				   dev->name);
 	} else {
 		log_debug("%s: type %s uuid %s label %s partuuid %s", dev->name,
 			  dev->fs_type ? dev->fs_type : "-",
@@ -447,6 +489,7 @@ static void engine_probe_done(struct engine *e, const struct probe_msg *msg)
 	e->rescanning = dev->probe_id == 0 && dev->probe_rescan;
 	engine_evaluate(e, dev);
 	e->rescanning = false;
+	return 0;
 }
 
 static int engine_on_probe(struct engine *e)
@@ -454,8 +497,11 @@ static int engine_on_probe(struct engine *e)
 	struct probe_msg msg;
 	int r;
 
-	while ((r = prober_read(e->prober, &msg)) == 1)
-		engine_probe_done(e, &msg);
+	while ((r = prober_read(e->prober, &msg)) == 1) {
+		r = engine_probe_done(e, &msg);
+		if (r < 0)
+			return r;
+	}
 	return r;
 }
 
@@ -497,10 +543,27 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 			  ev->fs_label ? ev->fs_label : "-",
 			  ev->part_uuid ? ev->part_uuid : "-");
 	r = sysfs_read_attrs(e->sysfs, dev);
+	if (errno_is_resource(r))
+		return engine_fail(e, r, "cannot read sysfs for %s",
+				   ev->devpath);
+	if (r < 0 && kind != DEV_BLOCK) {
+		/*
+		 * An interface or tty whose "add" is read after it went away
+		 * again (ip link add, ip link del) is not there, and neither
+		 * is a forged one: the record goes, found it never was.
+		 */
+		log_debug("%s: not in sysfs (%s): gone, or never there",
+			  ev->devpath, strerror(-r));
+		engine_forget(e, dev);
+		return 0;
+	}
 	if (r < 0)
 		log_debug("%s: attributes: %s", ev->devpath, strerror(-r));
-	if (e->want_probe && kind == DEV_BLOCK)
-		engine_probe(e, dev, ev);
+	if (e->want_probe && kind == DEV_BLOCK) {
+		r = engine_probe(e, dev, ev);
+		if (r < 0)
+			return r;
+	}
 	engine_evaluate(e, dev);
 	return 0;
 }
@@ -529,7 +592,11 @@ static int engine_scan(struct engine *e, bool sweep)
 			engine_forget(e, dev);
 	}
 	e->rescanning = false;
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return engine_fail(e, r, "cannot scan sysfs at %s",
+				   e->opts.sysfs_root ? e->opts.sysfs_root
+						      : "/sys");
+	return 0;
 }
 
 /*
@@ -683,8 +750,12 @@ static int engine_on_source(struct engine *e)
 		return engine_uevent_overflow(e, true);
 	if (r == -EPIPE) {
 		log_debug("uevent feed closed");
-		epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
-			  NULL);
+		/* left in, the closed feed would wake us for ever */
+		if (epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
+			      NULL) < 0)
+			return engine_fail(e, -errno,
+					   "cannot stop watching the closed "
+					   "uevent feed");
 		return 0;
 	}
 	return r;
@@ -710,6 +781,8 @@ static int engine_on_rtnl(struct engine *e)
 {
 	int r = rtnl_recv(e->rtnl, link_cb, e);
 
+	if (r == 1)
+		return 0; /* a full batch: epoll brings us back for the rest */
 	if (r == 0 && e->rtnl_congested) {
 		log_info("rtnetlink queue read empty after an overflow, "
 			 "rereading link state again");
@@ -764,29 +837,30 @@ static int engine_subscribe(struct engine *e)
 	int r;
 
 	r = sysfs_open(e->opts.sysfs_root, &e->sysfs);
-	if (r < 0) {
-		log_err("cannot open sysfs at %s: %s",
-			e->opts.sysfs_root ? e->opts.sysfs_root : "/sys",
-			strerror(-r));
-		return r;
-	}
+	if (r == -ENODEV)
+		return engine_fail(e, r,
+				   "%s is not a sysfs (is sysfs mounted "
+				   "there?)",
+				   e->opts.sysfs_root ? e->opts.sysfs_root
+						      : "/sys");
+	if (r < 0)
+		return engine_fail(e, r, "cannot open sysfs at %s",
+				   e->opts.sysfs_root ? e->opts.sysfs_root
+						      : "/sys");
 	if (e->use_udev)
 		r = source_open_udev(&e->source, e->opts.rcvbuf);
-	else if (e->opts.uevent_fd >= 0)
+	else if (e->opts.uevent_fd >= 0) {
 		r = source_open_fd(&e->source, e->sysfs, e->opts.uevent_fd);
-	else
+		e->opts.uevent_fd = -1; /* the source's now, or closed */
+	} else
 		r = source_open_kernel(&e->source, e->sysfs, e->opts.rcvbuf);
-	if (r < 0) {
-		log_err("cannot subscribe to uevents: %s", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return engine_fail(e, r, "cannot subscribe to uevents");
 	if (e->want_link) {
 		r = rtnl_open(&e->rtnl);
-		if (r < 0) {
-			log_err("cannot subscribe to rtnetlink: %s",
-				strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			return engine_fail(e, r,
+					   "cannot subscribe to rtnetlink");
 	}
 	return 0;
 }
@@ -885,6 +959,32 @@ static void engine_log_clock(const struct engine *e)
 				  (unsigned long long)e->targets[i].deadline);
 }
 
+/*
+ * What a boot that pauses here is waiting for, once: the initial scan has
+ * run and the uevent subscription is live, so anything that appears from
+ * now on is an event this process sees (the QEMU tests plug on this line).
+ */
+static void engine_log_waiting(const struct engine *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_targets; i++) {
+		const struct target *t = &e->targets[i];
+
+		if (t->state != TARGET_WAITING || t->timeout_ms == 0)
+			continue;
+		if (t->timeout_ms == DEADLINE_FOREVER)
+			log_notice("%s %s: not there yet, waiting", t->role,
+				   t->spec.text);
+		else
+			log_notice("%s %s: not there yet, waiting up to "
+				   "%llu.%03llu s",
+				   t->role, t->spec.text,
+				   (unsigned long long)(t->timeout_ms / 1000),
+				   (unsigned long long)(t->timeout_ms % 1000));
+	}
+}
+
 int engine_run(struct engine *e)
 {
 	unsigned int i;
@@ -915,6 +1015,7 @@ int engine_run(struct engine *e)
 		if (r < 0)
 			log_warn("coldplug: %s", strerror(-r));
 	}
+	engine_log_waiting(e);
 	/* a zero timeout means "look once", at the scan's probes too */
 	e->look_once_until = now_ms() + ENGINE_LOOK_ONCE_MS;
 	engine_expire(e);

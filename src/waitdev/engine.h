@@ -51,8 +51,10 @@ enum engine_source {
 struct engine_options {
 	const char *sysfs_root; /* NULL: /sys */
 	const char *dev_root;	/* NULL: /dev (device nodes to probe) */
-	int uevent_fd;		/* -1: the kernel's netlink socket */
-	int rcvbuf;		/* 0: SOURCE_RCVBUF_DEFAULT */
+	/* -1: the kernel's netlink socket; else taken over by
+	 * engine_new(), closed whatever happens */
+	int uevent_fd;
+	int rcvbuf; /* 0: SOURCE_RCVBUF_DEFAULT */
 	enum engine_source source;
 	/* load modules for each MODALIAS seen (NULL: do not); the engine
 	 * takes it over and engine_free() frees it */
@@ -95,6 +97,10 @@ int engine_add_target(struct engine *e, const char *role,
  * engine_free().
  */
 int engine_run(struct engine *e);
+
+/* Whether engine_run()'s negative errno was logged already, with what
+ * failed (sysfs, the sockets): the caller need not say it again. */
+bool engine_error_reported(const struct engine *e);
 
 /* Whether this engine reads udevd's events (after resolving AUTO). */
 bool engine_uses_udev(const struct engine *e);

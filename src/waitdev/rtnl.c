@@ -50,6 +50,19 @@ fail : {
 }
 }
 
+int rtnl_open_fd(struct rtnl **out, int fd)
+{
+	struct rtnl *rt = calloc(1, sizeof(*rt));
+
+	if (!rt) {
+		close(fd);
+		return -ENOMEM;
+	}
+	rt->fd = fd;
+	*out = rt;
+	return 0;
+}
+
 void rtnl_free(struct rtnl *rt)
 {
 	if (!rt)
@@ -148,7 +161,9 @@ int rtnl_parse(const void *buf, size_t len, rtnl_link_fn fn, void *ctx)
 
 int rtnl_recv(struct rtnl *rt, rtnl_link_fn fn, void *ctx)
 {
-	for (;;) {
+	unsigned int n;
+
+	for (n = 0; n < RTNL_BATCH; n++) {
 		struct sockaddr_nl nl = { 0 };
 		struct iovec iov = { rt->buf, sizeof(rt->buf) };
 		struct msghdr msg = {
@@ -157,9 +172,9 @@ int rtnl_recv(struct rtnl *rt, rtnl_link_fn fn, void *ctx)
 			.msg_iov = &iov,
 			.msg_iovlen = 1,
 		};
-		ssize_t n = recvmsg(rt->fd, &msg, MSG_DONTWAIT);
+		ssize_t len = recvmsg(rt->fd, &msg, MSG_DONTWAIT);
 
-		if (n < 0) {
+		if (len < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN)
@@ -172,7 +187,8 @@ int rtnl_recv(struct rtnl *rt, rtnl_link_fn fn, void *ctx)
 				  nl.nl_pid);
 			continue;
 		}
-		if (rtnl_parse(rt->buf, (size_t)n, fn, ctx) < 0)
+		if (rtnl_parse(rt->buf, (size_t)len, fn, ctx) < 0)
 			log_debug("rtnetlink: dropped a malformed message");
 	}
+	return 1; /* more may be queued: level-triggered epoll says so */
 }

@@ -27,14 +27,23 @@ typedef void (*rtnl_link_fn)(void *ctx, const struct rtnl_link *link);
 
 struct rtnl;
 
+/* Datagrams rtnl_recv() reads in one call before it lets the loop look at
+ * its deadlines and other sockets again. */
+#define RTNL_BATCH 64
+
 int rtnl_open(struct rtnl **out);
+/* Wraps @fd (taken over) instead of opening the socket: for tests, which
+ * feed it datagrams from a socketpair. */
+int rtnl_open_fd(struct rtnl **out, int fd);
 void rtnl_free(struct rtnl *rt);
 int rtnl_fd(const struct rtnl *rt);
 
 /*
- * Drains the socket, calling @fn for every link message from the kernel.
- * Returns 0, -ENOBUFS when messages were lost (the caller re-reads link
- * state from sysfs), or another negative errno.
+ * Reads up to RTNL_BATCH datagrams, calling @fn for every link message
+ * from the kernel. Returns 0 when the queue was read empty, 1 when the
+ * batch ended first (more may be queued), -ENOBUFS when messages were
+ * lost (the caller re-reads link state from sysfs), or another negative
+ * errno.
  */
 int rtnl_recv(struct rtnl *rt, rtnl_link_fn fn, void *ctx);
 

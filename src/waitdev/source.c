@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,8 +59,33 @@ bool source_has_udev_properties(const struct source *src)
 
 bool source_udev_running(void)
 {
-	/* udevd creates its control socket when it is ready */
-	return access("/run/udev/control", F_OK) == 0;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+
+	/*
+	 * udevd listens on its control socket while it runs; a killed one
+	 * leaves the file behind, so its existence says nothing. Connect,
+	 * as "udevadm control --ping" does (udevd takes a connection that
+	 * sends nothing for one that went away): refused or missing means
+	 * no udevd. Where we may not connect (not root), the file is all
+	 * there is to go by.
+	 */
+	strscpy(addr.sun_path, UDEV_CONTROL, sizeof(addr.sun_path));
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return access(UDEV_CONTROL, F_OK) == 0;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+		return true;
+	switch (errno) {
+	case EAGAIN: /* its backlog is full: busy, not gone */
+	case EINPROGRESS:
+		return true;
+	case EACCES:
+	case EPERM:
+		return access(UDEV_CONTROL, F_OK) == 0;
+	default: /* ECONNREFUSED: stale; ENOENT: none */
+		return false;
+	}
 }
 
 int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
@@ -85,12 +111,19 @@ int source_recv(struct source *src, struct uevent *ev)
 	}
 }
 
-bool source_sender_trusted(const struct sockaddr_nl *nl, bool has_cred,
-			   uid_t uid)
+bool source_sender_trusted(const struct sockaddr_nl *nl,
+			   const struct ucred *cred)
 {
-	if (nl && (nl->nl_family != AF_NETLINK || nl->nl_pid != 0))
+	if (!cred || cred->uid != 0)
 		return false;
-	return has_cred && uid == 0;
+	if (!nl)
+		return true;
+	/*
+	 * A uevent root sends to the kernel comes back re-broadcast from
+	 * port id 0 with uid 0 (uevent_net_broadcast(), Linux >= 4.18),
+	 * but with the sender's pid: the kernel's own carry pid 0.
+	 */
+	return nl->nl_family == AF_NETLINK && nl->nl_pid == 0 && cred->pid == 0;
 }
 
 static bool find_cred(struct msghdr *msg, struct ucred *cred)
@@ -137,11 +170,12 @@ static int datagram_recv_one(struct source *src, struct uevent *ev)
 		return -EPIPE; /* the test feed was closed */
 	src->stats.received++;
 	has_cred = find_cred(&msg, &cred);
-	if (!source_sender_trusted(dg->netlink ? &nl : NULL, has_cred,
-				   cred.uid)) {
+	if (!source_sender_trusted(dg->netlink ? &nl : NULL,
+				   has_cred ? &cred : NULL)) {
 		src->stats.forged++;
-		log_debug("dropped a datagram from port %u uid %d",
+		log_debug("dropped a datagram from port %u pid %d uid %d",
 			  dg->netlink ? nl.nl_pid : 0,
+			  has_cred ? (int)cred.pid : -1,
 			  has_cred ? (int)cred.uid : -1);
 		return 0;
 	}
@@ -172,6 +206,7 @@ static const struct source_ops datagram_ops = {
 	.free = datagram_free,
 };
 
+/* Takes @fd over: it is the source's, or closed on failure. */
 static int datagram_source(struct source **out, struct sysfs *sysfs, int fd,
 			   bool netlink)
 {
@@ -181,6 +216,7 @@ static int datagram_source(struct source **out, struct sysfs *sysfs, int fd,
 	if (!src || !dg) {
 		free(src);
 		free(dg);
+		close(fd);
 		return -ENOMEM;
 	}
 	dg->netlink = netlink;
@@ -215,23 +251,26 @@ int source_open_kernel(struct source **out, struct sysfs *sysfs, int rcvbuf)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 		return -errno;
-	r = datagram_source(out, sysfs, fd, true);
-	if (r == 0)
-		fd = -1;
-	return r;
+	r = fd;
+	fd = -1; /* datagram_source() takes it */
+	return datagram_source(out, sysfs, r, true);
 }
 
 int source_open_fd(struct source **out, struct sysfs *sysfs, int fd)
 {
-	int one = 1, fl;
+	int one = 1, fl, r;
 
 	/* credentials are checked on this path too */
 	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
-		return -errno;
+		goto fail;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
+		goto fail;
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return -errno;
+		goto fail;
 	return datagram_source(out, sysfs, fd, false);
+fail:
+	r = -errno;
+	close(fd); /* taken over, whatever happens */
+	return r;
 }

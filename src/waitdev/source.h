@@ -6,9 +6,9 @@
  * kernel's multicast group 1. The fd source reads the very same datagrams
  * from a descriptor the caller supplies (an AF_UNIX datagram socket, for
  * tests and replays); it checks credentials the same way. Either way a
- * datagram is accepted only from the kernel (netlink port id 0, uid 0),
- * bounded, parsed and checked by uevent_parse(); everything else is
- * counted and dropped.
+ * datagram is accepted only from the kernel (netlink port id 0, pid 0 and
+ * uid 0 in its credentials), bounded, parsed and checked by
+ * uevent_parse(); everything else is counted and dropped.
  */
 #ifndef WAITDEV_SOURCE_H
 #define WAITDEV_SOURCE_H
@@ -37,7 +37,8 @@ struct source;
 /* Opens and binds the kernel uevent socket; the initial scan reads
  * @sysfs. @rcvbuf 0 = default. */
 int source_open_kernel(struct source **out, struct sysfs *sysfs, int rcvbuf);
-/* Wraps @fd (taken over, closed by source_free); scans @sysfs. */
+/* Wraps @fd (taken over: closed by source_free(), or at once when this
+ * fails); scans @sysfs. */
 int source_open_fd(struct source **out, struct sysfs *sysfs, int fd);
 /*
  * udevd's processed events (netlink group "udev") through libudev, and
@@ -45,7 +46,14 @@ int source_open_fd(struct source **out, struct sysfs *sysfs, int fd);
  * (ID_FS_UUID, DEVLINKS, ...). -EOPNOTSUPP in a build without libudev.
  */
 int source_open_udev(struct source **out, int rcvbuf);
-/* Whether this build has the udev source; whether udevd runs here. */
+/* udevd's control socket: it listens there while it runs. */
+#define UDEV_CONTROL "/run/udev/control"
+
+/*
+ * Whether this build has the udev source; whether udevd runs here (a
+ * connection to UDEV_CONTROL is accepted: a stale socket file left by a
+ * killed udevd refuses it).
+ */
 bool source_udev_available(void);
 bool source_udev_running(void);
 void source_free(struct source *src);
@@ -72,11 +80,13 @@ int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
 		void *ctx);
 
 /*
- * The trust rule on its own: a datagram is the kernel's when netlink says
- * port id 0 (@nl may be NULL for non-netlink fd sources) and credentials
- * are present with uid 0.
+ * The trust rule on its own: credentials @cred (NULL: none came) with uid
+ * 0, and for netlink (@nl; NULL for the non-netlink fd source, where a
+ * sender cannot claim pid 0) port id 0 and pid 0. A uevent root sends to
+ * the kernel is re-broadcast from port id 0 with uid 0 too, but carries
+ * the sender's pid.
  */
-bool source_sender_trusted(const struct sockaddr_nl *nl, bool has_cred,
-			   uid_t uid);
+bool source_sender_trusted(const struct sockaddr_nl *nl,
+			   const struct ucred *cred);
 
 #endif

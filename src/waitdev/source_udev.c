@@ -54,6 +54,7 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 {
 	const char *node = udev_device_get_devnode(d);
 	uint64_t v;
+	int r;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->udev = true;
@@ -70,22 +71,25 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 	ev->partname = udev_device_get_property_value(d, "PARTNAME");
 	ev->interface = udev_device_get_property_value(d, "INTERFACE");
 	ev->modalias = udev_device_get_property_value(d, "MODALIAS");
-	if (parse_num(udev_device_get_property_value(d, "MAJOR"), 4095, &v) > 0)
-		ev->major = (unsigned)v;
-	if (parse_num(udev_device_get_property_value(d, "MINOR"), 1048575, &v) >
-	    0) {
-		ev->minor = (unsigned)v;
-		ev->has_devt = udev_device_get_property_value(d, "MAJOR") !=
-			       NULL;
-	}
-	if (parse_num(udev_device_get_property_value(d, "PARTN"), 65535, &v) >
-	    0)
+	if (uevent_set_devt(ev, udev_device_get_property_value(d, "MAJOR"),
+			    udev_device_get_property_value(d, "MINOR")) < 0)
+		return -EBADMSG;
+	/* malformed numbers make the event malformed, as in uevent_parse() */
+	r = parse_num(udev_device_get_property_value(d, "PARTN"), 65535, &v);
+	if (r < 0)
+		return r;
+	if (r > 0)
 		ev->partn = (unsigned)v;
-	if (parse_num(udev_device_get_property_value(d, "IFINDEX"), 0x7fffffff,
-		      &v) > 0)
+	r = parse_num(udev_device_get_property_value(d, "IFINDEX"), 0x7fffffff,
+		      &v);
+	if (r < 0 || (r > 0 && v == 0))
+		return -EBADMSG;
+	if (r > 0)
 		ev->ifindex = (int)v;
-	parse_num(udev_device_get_property_value(d, "DISKSEQ"), UINT64_MAX,
-		  &ev->diskseq);
+	r = parse_num(udev_device_get_property_value(d, "DISKSEQ"), UINT64_MAX,
+		      &ev->diskseq);
+	if (r < 0)
+		return r;
 	ev->seqnum = udev_device_get_seqnum(d);
 	ev->fs_type = udev_device_get_property_value(d, "ID_FS_TYPE");
 	ev->fs_uuid = udev_device_get_property_value(d, "ID_FS_UUID");
@@ -157,9 +161,12 @@ static int udev_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
 	if (!en)
 		return -ENOMEM;
 	/* not yet processed by udevd: its event is still to come to us */
-	udev_enumerate_add_match_subsystem(en, subsystems[kind - DEV_BLOCK]);
-	udev_enumerate_add_match_is_initialized(en);
-	r = udev_enumerate_scan_devices(en);
+	r = udev_enumerate_add_match_subsystem(en,
+					       subsystems[kind - DEV_BLOCK]);
+	if (r >= 0)
+		r = udev_enumerate_add_match_is_initialized(en);
+	if (r >= 0)
+		r = udev_enumerate_scan_devices(en);
 	udev_list_entry_foreach(
 		entry, r < 0 ? NULL : udev_enumerate_get_list_entry(en))
 	{
@@ -219,11 +226,17 @@ int source_open_udev(struct source **out, int rcvbuf)
 		us->monitor = udev_monitor_new_from_netlink(us->udev, "udev");
 	if (!us->monitor)
 		goto fail;
-	for (i = 0; i < ARRAY_SIZE(subsystems); i++)
-		udev_monitor_filter_add_match_subsystem_devtype(
+	for (i = 0; i < ARRAY_SIZE(subsystems); i++) {
+		r = udev_monitor_filter_add_match_subsystem_devtype(
 			us->monitor, subsystems[i], NULL);
-	udev_monitor_set_receive_buffer_size(
+		if (r < 0)
+			goto fail;
+	}
+	/* a smaller buffer still works: overflows are then rescanned */
+	r = udev_monitor_set_receive_buffer_size(
 		us->monitor, rcvbuf > 0 ? rcvbuf : SOURCE_RCVBUF_DEFAULT);
+	if (r < 0)
+		log_debug("udev monitor receive buffer: %s", strerror(-r));
 	r = udev_monitor_enable_receiving(us->monitor);
 	if (r < 0)
 		goto fail;

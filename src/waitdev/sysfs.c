@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "sysfs.h"
 #include "util.h"
@@ -20,9 +23,33 @@ struct sysfs {
 	char *root;
 };
 
+/*
+ * Whether @fd is a sysfs: /sys itself must be one (an unmounted /sys is
+ * an empty directory of the root file system, where every device would
+ * look absent); a test tree given with --sysfs must at least have what
+ * every sysfs has, class/ and devices/.
+ */
+static int check_sysfs(int fd, bool must_be_sysfs)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type == SYSFS_MAGIC)
+		return 0;
+	if (must_be_sysfs)
+		return -ENODEV;
+	if (faccessat(fd, "class", F_OK, 0) < 0 ||
+	    faccessat(fd, "devices", F_OK, 0) < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	return 0;
+}
+
 int sysfs_open(const char *root, struct sysfs **out)
 {
+	bool must_be_sysfs = !root;
 	struct sysfs *s;
+	int r;
 
 	if (!root)
 		root = "/sys";
@@ -32,8 +59,12 @@ int sysfs_open(const char *root, struct sysfs **out)
 	s->root = strdup(root);
 	s->fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!s->root || s->fd < 0) {
-		int r = s->root ? -errno : -ENOMEM;
-
+		r = s->root ? -errno : -ENOMEM;
+		sysfs_free(s);
+		return r;
+	}
+	r = check_sysfs(s->fd, must_be_sysfs);
+	if (r < 0) {
 		sysfs_free(s);
 		return r;
 	}
@@ -119,6 +150,8 @@ static int scan_one(struct sysfs *s, int classfd, const char *classdir,
 		return 0; /* not a device link: ignore */
 	snprintf(path, sizeof(path), "%s/uevent", devpath + 1);
 	n = read_file_at(s->fd, path, buf, sizeof(buf));
+	if (n < 0 && errno_is_resource((int)n))
+		return (int)n; /* not known to be gone: say so */
 	if (n < 0)
 		return 0; /* removed while we looked */
 	if (uevent_parse_file(buf, (size_t)n, devpath, subsystem, &ev) < 0)
@@ -265,6 +298,17 @@ static int read_dm_name(struct sysfs *s, struct device *dev)
 	return 0;
 }
 
+/* A tty has no attribute we need: only whether it is (still) there. */
+static int tty_present(struct sysfs *s, const struct device *dev)
+{
+	char path[SYSFS_PATH_MAX + 16];
+
+	if (snprintf(path, sizeof(path), "%s/uevent", dev->devpath + 1) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return faccessat(s->fd, path, F_OK, 0) < 0 ? -errno : 0;
+}
+
 int sysfs_read_attrs(struct sysfs *s, struct device *dev)
 {
 	char buf[64];
@@ -282,6 +326,8 @@ int sysfs_read_attrs(struct sysfs *s, struct device *dev)
 		return read_dm_name(s, dev);
 	case DEV_NET:
 		return read_net_attrs(s, dev);
+	case DEV_TTY:
+		return tty_present(s, dev);
 	default:
 		return 0;
 	}

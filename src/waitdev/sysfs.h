@@ -15,6 +15,11 @@
 
 struct sysfs;
 
+/*
+ * Opens the sysfs root: @root, or /sys when NULL. -ENODEV when it is not
+ * a sysfs (/sys not mounted): /sys must be one (SYSFS_MAGIC), a tree
+ * given as @root must have class/ and devices/ as every sysfs has.
+ */
 int sysfs_open(const char *root, struct sysfs **out);
 void sysfs_free(struct sysfs *sysfs);
 const char *sysfs_root(const struct sysfs *sysfs);
@@ -27,15 +32,18 @@ typedef int (*sysfs_scan_fn)(void *ctx, const struct uevent *ev);
 /*
  * Scans the class directory of @kind, calling @fn with an "add" uevent
  * built from each device's uevent file. A device that vanishes during the
- * scan is skipped. Returns 0, a negative errno, or what @fn returned when
- * it returned non-zero.
+ * scan is skipped; running out of descriptors or memory while reading one
+ * (EMFILE, ENFILE, ENOMEM) is an error, not a vanished device. Returns 0,
+ * a negative errno, or what @fn returned when it returned non-zero.
  */
 int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn,
 	       void *ctx);
 
 /*
  * Refreshes @dev's size (block) or address, flags and operstate (net)
- * from sysfs. Returns 0 or -errno (-ENOENT when the device is gone).
+ * from sysfs; for a tty, checks that its directory is there. Returns 0 or
+ * -errno (-ENOENT when the device is gone; an interface being deleted
+ * answers -EINVAL or -ENODEV).
  */
 int sysfs_read_attrs(struct sysfs *sysfs, struct device *dev);
 

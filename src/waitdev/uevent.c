@@ -178,6 +178,23 @@ static int check_fields(struct uevent *ev)
 	return 0;
 }
 
+int uevent_set_devt(struct uevent *ev, const char *major, const char *minor)
+{
+	uint64_t maj, min;
+
+	ev->has_devt = false;
+	if (!major && !minor)
+		return 0;
+	/* the same ranges and the same "both or none" as uevent_parse() */
+	if (!major || !minor || parse_uint(major, 4095, &maj) < 0 ||
+	    parse_uint(minor, 1048575, &min) < 0)
+		return -EBADMSG;
+	ev->major = (unsigned)maj;
+	ev->minor = (unsigned)min;
+	ev->has_devt = true;
+	return 0;
+}
+
 int uevent_parse(char *buf, size_t len, struct uevent *ev)
 {
 	const char *end = buf + len;

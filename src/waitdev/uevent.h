@@ -78,4 +78,12 @@ int uevent_parse_file(char *buf, size_t len, const char *devpath,
 
 const char *uevent_action_name(enum uevent_action action);
 
+/*
+ * Sets @ev's device number from the strings of MAJOR and MINOR (NULL when
+ * absent), as a source that gets them apart (udev's properties) needs:
+ * has_devt only with both, each within range. Returns 0, or -EBADMSG when
+ * only one is given or one is malformed (has_devt then false).
+ */
+int uevent_set_devt(struct uevent *ev, const char *major, const char *minor);
+
 #endif

@@ -3,6 +3,7 @@
 #ifndef WAITDEV_UTIL_H
 #define WAITDEV_UTIL_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,6 +82,16 @@ void escape_controls(const char *in, char *out, size_t size);
  */
 void error_vformat(char *err, size_t size, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+
+/*
+ * Whether -errno @r says this process or the system ran out of something
+ * (descriptors, memory) rather than anything about the file: then what
+ * was being read is unknown, not absent.
+ */
+static inline bool errno_is_resource(int r)
+{
+	return r == -EMFILE || r == -ENFILE || r == -ENOMEM;
+}
 
 /* Reads a whole small file into @buf (NUL-terminated); returns the length
  * or a negative errno. */

@@ -387,9 +387,20 @@ def unpack(image, dest):
         stderr=subprocess.DEVNULL)
 
 
+# Files whose contents differ from one build to the next on the same host:
+# dracut runs ldconfig -r on the image, and ldconfig's auxiliary cache
+# records the device, inode and ctime of each library it scanned (files
+# dracut has just copied), not anything a package put there. Seen: CI,
+# 2026-12-04, dracut-hermetic's two builds differed in this file alone.
+BUILD_VOLATILE = {
+    "var/cache/ldconfig/aux-cache": "ldconfig's aux-cache (inodes, ctimes)",
+}
+
+
 def image_manifest(image):
     """{path: what it is} for every entry of @image: "dir", "link:TARGET"
-    or the sha256 of a file's contents."""
+    or the sha256 of a file's contents (for BUILD_VOLATILE files, only
+    that they are there)."""
     tmp = image + ".m"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
@@ -407,6 +418,8 @@ def image_manifest(image):
                     res[rel] = "link:" + os.readlink(path)
                 elif os.path.isdir(path):
                     res[rel] = "dir"
+                elif rel in BUILD_VOLATILE:
+                    res[rel] = BUILD_VOLATILE[rel]
                 elif os.path.isfile(path):
                     with open(path, "rb") as f:
                         res[rel] = hashlib.sha256(f.read()).hexdigest()

@@ -57,12 +57,18 @@ static void write_file(const char *path, const char *fmt, ...)
 
 void fakesys_init(struct fakesys *fs)
 {
+	char dir[300];
 	int one = 1;
 
 	memset(fs, 0, sizeof(*fs));
 	snprintf(fs->root, sizeof(fs->root), "/tmp/waitdev-fakesys-XXXXXX");
 	if (!mkdtemp(fs->root))
 		die("mkdtemp");
+	/* what every sysfs has (an empty mount point has not) */
+	snprintf(dir, sizeof(dir), "%s/class", fs->root);
+	mkdirs(dir);
+	snprintf(dir, sizeof(dir), "%s/devices", fs->root);
+	mkdirs(dir);
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, fs->feed) < 0)
 		die("socketpair");
 	/* our end: allowed to send explicit credentials */

@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -354,12 +356,98 @@ static void test_forged(void)
 		struct sockaddr_nl user = { .nl_family = AF_NETLINK,
 					    .nl_pid = 4242 };
 
-		CHECK(source_sender_trusted(&kernel, true, 0));
-		CHECK(!source_sender_trusted(&user, true, 0));
-		CHECK(!source_sender_trusted(&kernel, false, 0));
-		CHECK(!source_sender_trusted(&kernel, true, 1000));
-		CHECK(!source_sender_trusted(NULL, true, 1000));
+		struct ucred root = { .pid = 0, .uid = 0 };
+		struct ucred user_uid = { .pid = 0, .uid = 1000 };
+		struct ucred root_pid = { .pid = 4242, .uid = 0 };
+
+		CHECK(source_sender_trusted(&kernel, &root));
+		CHECK(!source_sender_trusted(&user, &root));
+		CHECK(!source_sender_trusted(&kernel, NULL));
+		CHECK(!source_sender_trusted(&kernel, &user_uid));
+		CHECK(!source_sender_trusted(NULL, &user_uid));
+		/* re-broadcast by the kernel for a root sender */
+		CHECK(!source_sender_trusted(&kernel, &root_pid));
+		/* the fd source: a sender cannot claim pid 0 there */
+		CHECK(source_sender_trusted(NULL, &root_pid));
 	}
+}
+
+/*
+ * Since Linux 4.18 the kernel re-broadcasts a uevent that a root process
+ * sends to it (uevent_net_rcv()): on group 1, from port id 0, with uid
+ * 0, and with the sender's pid in the credentials, where the kernel's own
+ * uevents carry pid 0. The device (sdq) exists but is not listed: only
+ * the forged "add" could make it found.
+ */
+static void send_to_kernel(void *ctx)
+{
+	struct run *r = ctx;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	char buf[1024];
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	int fd, n;
+
+	(void)r;
+	n = snprintf(buf + NLMSG_HDRLEN, sizeof(buf) - NLMSG_HDRLEN,
+		     "add@/devices/virtual/block/sdq%cACTION=add%c"
+		     "DEVPATH=/devices/virtual/block/sdq%cSUBSYSTEM=block%c"
+		     "MAJOR=8%cMINOR=224%cDEVNAME=sdq%cDEVTYPE=disk%c",
+		     0, 0, 0, 0, 0, 0, 0, 0);
+	memset(nh, 0, NLMSG_HDRLEN);
+	nh->nlmsg_len = (uint32_t)(NLMSG_HDRLEN + (unsigned)n);
+	nh->nlmsg_type = NLMSG_MIN_TYPE;
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+		    NETLINK_KOBJECT_UEVENT);
+	CHECK_MSG(fd >= 0, "netlink socket: %s", strerror(errno));
+	if (fd < 0)
+		return;
+	CHECK_MSG(sendto(fd, buf, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
+			 sizeof(kernel)) == (ssize_t)nh->nlmsg_len,
+		  "send to the kernel: %s (needs root, Linux >= 4.18)",
+		  strerror(errno));
+	close(fd);
+}
+
+static void test_forged_rebroadcast(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(99);
+	}
+	if (pid == 0) {
+		struct run r;
+		struct engine_stats s;
+
+		/* the re-broadcast reaches the sender's namespace only */
+		if (unshare(CLONE_NEWNET) < 0) {
+			perror("unshare(CLONE_NEWNET)");
+			_exit(99);
+		}
+		run_begin(&r, true);
+		fakesys_add_block(&r.fs, "sdq", 8, 224, 4096, NULL, false);
+		add_block_target(engine_for(&r, true, 0, send_to_kernel, NULL),
+				 "/dev/sdq", 500);
+		CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+		s = engine_stats(r.e);
+		CHECK_MSG(s.source.forged >= 1,
+			  "the re-broadcast uevent was not counted as forged "
+			  "(%llu forged, %llu accepted)",
+			  (unsigned long long)s.source.forged,
+			  (unsigned long long)s.source.accepted);
+		run_end(&r);
+		fflush(stderr);
+		_exit(test_failures ? 1 : 0);
+	}
+	waitpid(pid, &st, 0);
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "the re-broadcast forgery was believed (child status %d)",
+		  st);
 }
 
 static void test_garbage(void)
@@ -755,6 +843,217 @@ static void test_lost_retakes(void)
 	run_end(&r);
 }
 
+static void send_tty(struct fakesys *fs, const char *name, unsigned minor)
+{
+	char buf[512];
+	int n;
+
+	n = snprintf(buf, sizeof(buf),
+		     "add@/devices/virtual/tty/%s%cACTION=add%c"
+		     "DEVPATH=/devices/virtual/tty/%s%cSUBSYSTEM=tty%c"
+		     "MAJOR=4%cMINOR=%u%cDEVNAME=%s%cSEQNUM=%u%c",
+		     name, 0, 0, name, 0, 0, 0, minor, 0, name, 0, ++fs->seqnum,
+		     0);
+	fakesys_send_raw(fs, buf, (size_t)n);
+}
+
+/*
+ * An interface added and deleted again before its "add" is read (ip link
+ * add, ip link del), a tty gone the same way: the "add" names a device
+ * that sysfs no longer has. It must not count as found.
+ */
+static void test_add_of_gone(void)
+{
+	struct run r;
+
+	run_begin(&r, false);
+	fakesys_add_net(&r.fs, "wdt0", 7, "52:54:00:00:00:07", 0x1003, "up");
+	send_net(&r.fs, "add", "wdt9", 9); /* not in sysfs */
+	send_tty(&r.fs, "ttyRT9", 73);	   /* not in sysfs */
+	send_net(&r.fs, "add", "wdt0", 7); /* control: there */
+	engine_for(&r, false, 0, NULL, NULL);
+	add_net_target(r.e, "wdt9", 300);
+	add_console_target(r.e, "ttyRT9", 300);
+	add_net_target(r.e, "wdt0", 300);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_MSG(engine_target(r.e, 0)->state == TARGET_EXPIRED,
+		  "an interface gone from sysfs was found: %s",
+		  engine_target(r.e, 0)->node);
+	CHECK_MSG(engine_target(r.e, 1)->state == TARGET_EXPIRED,
+		  "a tty gone from sysfs was found: %s",
+		  engine_target(r.e, 1)->node);
+	CHECK_INT(engine_target(r.e, 2)->state, TARGET_FOUND);
+	CHECK(devtab_find(engine_devtab(r.e), "/devices/virtual/net/wdt9") ==
+	      NULL);
+	run_end(&r);
+}
+
+/*
+ * Out of descriptors (ulimit -n 9): whatever the engine was opening when
+ * they ran out, a present device is never taken for a missing one. With
+ * @spare descriptors left below the limit, the run either finds sda1 or
+ * fails with EMFILE; a timeout would mean "not there".
+ */
+static int run_with_spare_fds(int spare)
+{
+	struct rlimit rl;
+	struct run r;
+	int fd, first, last = -1, result;
+
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "sda1", 8, 1, 2048, NULL, true);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1",
+			 300);
+	/* every descriptor below the limit in use but @spare; the soft
+	 * limit only (valgrind refuses a change of the hard one) */
+	first = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		perror("getrlimit");
+		_exit(99);
+	}
+	rl.rlim_cur = (rlim_t)first + 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		perror("setrlimit");
+		_exit(99);
+	}
+	last = first;
+	while ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		last = fd;
+	for (fd = last; spare > 0 && fd >= first; fd--, spare--)
+		close(fd);
+	result = engine_run(r.e);
+	run_end(&r);
+	/* the rest of the fillers (the engine closed what it had) */
+	for (fd = first; fd <= last; fd++)
+		close(fd);
+	return result;
+}
+
+static void test_out_of_fds(void)
+{
+	int spare;
+
+	for (spare = 0; spare <= 12; spare++) {
+		pid_t pid;
+		int st;
+
+		fflush(stderr);
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			exit(99);
+		}
+		if (pid == 0) {
+			int result = run_with_spare_fds(spare);
+
+			if (result == EXIT_FOUND)
+				_exit(0);
+			if (result == -EMFILE)
+				_exit(1);
+			fprintf(stderr,
+				"%d spare descriptors: engine_run() = "
+				"%d\n",
+				spare, result);
+			_exit(2);
+		}
+		waitpid(pid, &st, 0);
+		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) <= 1,
+			  "%d spare descriptors: neither found nor EMFILE "
+			  "(status %d): a present device taken for missing",
+			  spare, st);
+	}
+}
+
+/*
+ * /sys not mounted: the mount point is an empty directory. Nothing may be
+ * "found" or reported "not ready": the run fails, naming sysfs.
+ */
+static void test_sysfs_missing(void)
+{
+	struct run r;
+	char path[700];
+	int res;
+
+	run_begin(&r, false);
+	/* what a real sysfs always has, and an empty mount point has not */
+	snprintf(path, sizeof(path), "rm -rf '%s/class' '%s/devices'",
+		 r.fs.root, r.fs.root);
+	CHECK(system(path) == 0);
+	fakesys_send_raw(&r.fs,
+			 "add@/devices/virtual/net/eth0\0ACTION=add\0"
+			 "DEVPATH=/devices/virtual/net/eth0\0SUBSYSTEM=net\0"
+			 "INTERFACE=eth0\0IFINDEX=2\0SEQNUM=5\0",
+			 sizeof("add@/devices/virtual/net/eth0\0ACTION=add\0"
+				"DEVPATH=/devices/virtual/net/eth0\0"
+				"SUBSYSTEM=net\0INTERFACE=eth0\0IFINDEX=2\0"
+				"SEQNUM=5\0") -
+				 1);
+	engine_for(&r, false, 0, NULL, NULL);
+	add_net_target(r.e, "eth0", 300);
+	add_block_target(r.e, "/dev/sda1", 300);
+	res = engine_run(r.e);
+	CHECK_MSG(res < 0,
+		  "engine_run() = %d on an empty sysfs: expected an "
+		  "error",
+		  res);
+	CHECK(engine_error_reported(r.e));
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_WAITING);
+	run_end(&r);
+}
+
+/*
+ * The uevent fd is the engine's once given: closed however the run ends,
+ * also when it is refused (a pipe is no socket: SO_PASSCRED fails) or
+ * never used (sysfs cannot be opened).
+ */
+static void test_uevent_fd_closed(void)
+{
+	struct engine_options opts = { .uevent_fd = -1 };
+	struct engine *e;
+	struct spec spec;
+	char err[100];
+	int p[2], res;
+
+	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	close(p[1]);
+	opts.sysfs_root = "/";
+	opts.uevent_fd = p[0];
+	CHECK(engine_new(&e, &opts) == 0);
+	spec_parse_block("/dev/sdz", &spec, err, sizeof(err));
+	CHECK(engine_add_target(e, "root", &spec, 100) == 0);
+	res = engine_run(e);
+	CHECK_MSG(res == -ENOTSOCK || res == -ENODEV,
+		  "engine_run() = %d with a pipe for uevents", res);
+	engine_free(e);
+	errno = 0;
+	CHECK_MSG(fcntl(p[0], F_GETFD) < 0 && errno == EBADF,
+		  "the refused uevent fd %d was left open", p[0]);
+	if (fcntl(p[0], F_GETFD) >= 0)
+		close(p[0]);
+
+	/* a real sysfs tree, refused at the socket */
+	{
+		struct fakesys fs;
+
+		fakesys_init(&fs);
+		CHECK(pipe2(p, O_CLOEXEC) == 0);
+		opts.sysfs_root = fs.root;
+		opts.uevent_fd = p[0];
+		CHECK(engine_new(&e, &opts) == 0);
+		CHECK(engine_add_target(e, "root", &spec, 100) == 0);
+		CHECK_INT(engine_run(e), -ENOTSOCK);
+		engine_free(e);
+		errno = 0;
+		CHECK_MSG(fcntl(p[0], F_GETFD) < 0 && errno == EBADF,
+			  "the uevent fd %d (a pipe) was left open", p[0]);
+		if (fcntl(p[0], F_GETFD) >= 0)
+			close(p[0]);
+		close(fs.feed[0]);
+		fakesys_cleanup(&fs);
+	}
+	close(p[1]);
+}
+
 /* Makes @dev/@name an 8 MiB image: ext4 with @uuid and @label, or zeros
  * when @uuid is NULL; @corrupt zeroes the ext4 magic (offset 0x438). */
 static void make_image(const char *dev, const char *name, const char *uuid,
@@ -978,6 +1277,7 @@ int main(void)
 	test_size_zero();
 	test_device_mapper();
 	test_forged();
+	test_forged_rebroadcast();
 	test_garbage();
 	test_overflow_rescan();
 	test_overflow_medium_swap();
@@ -988,6 +1288,10 @@ int main(void)
 	test_found_deadline_no_spin();
 	test_console_and_net();
 	test_lost_retakes();
+	test_add_of_gone();
+	test_out_of_fds();
+	test_sysfs_missing();
+	test_uevent_fd_closed();
 	test_probe();
 	test_probe_stall();
 	return test_summary("test-engine");

@@ -67,6 +67,8 @@ def make_sysfs(top, root=False, net=False):
     sysfs = os.path.join(top, "sys")
     for c in ("block", "tty", "net"):
         os.makedirs(os.path.join(sysfs, "class", c))
+    # every sysfs has devices/; waitdev refuses a --sysfs tree without it
+    os.makedirs(os.path.join(sysfs, "devices"))
     if root:
         add_device(sysfs, "block", "sdq1",
                    "MAJOR=259\nMINOR=7\nDEVNAME=sdq1\nDEVTYPE=partition\n"

@@ -496,6 +496,7 @@ class Boot:
         try:
             qmp = QMP(self.qmp_path)
             init_at = self.wait_for(self.start, p)
+            self.init_at = init_at      # for react functions
             for at, cmd, args in self.plan:
                 delay = init_at + at - time.monotonic()
                 if delay > 0:

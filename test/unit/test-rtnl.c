@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <linux/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -359,9 +360,54 @@ static void test_multi(void)
 	free(keep);
 }
 
+static void count_link(void *ctx, const struct rtnl_link *link)
+{
+	(void)link;
+	(*(unsigned *)ctx)++;
+}
+
+/*
+ * A flood of link messages (veth pairs made by the hundred) must not keep
+ * the loop from its deadline: one call reads a bounded batch, as for
+ * uevents, and says when more may be queued.
+ */
+static void test_recv_batch(void)
+{
+	struct rtnl *rt;
+	struct dgram d = { .len = 0 };
+	struct nlmsghdr *nh;
+	unsigned got = 0, sent = 0, calls = 0;
+	int sv[2], size = 4 << 20, r;
+
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+			 sv) == 0);
+	/* room for the flood (FORCE as root; the plain size otherwise) */
+	if (setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) <
+	    0)
+		setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	nh = msg_begin(&d, RTM_NEWLINK, 2, IFF_UP);
+	msg_end(&d, nh);
+	while (sent < 1000 &&
+	       send(sv[1], d.buf, d.len, MSG_DONTWAIT) == (ssize_t)d.len)
+		sent++;
+	CHECK_MSG(sent > RTNL_BATCH, "only %u datagrams queued", sent);
+	CHECK(rtnl_open_fd(&rt, sv[0]) == 0);
+	r = rtnl_recv(rt, count_link, &got);
+	CHECK_MSG(got <= RTNL_BATCH && r == 1,
+		  "one call read %u of %u messages (returned %d): no cap", got,
+		  sent, r);
+	for (calls = 1; r == 1 && calls < 1000; calls++)
+		r = rtnl_recv(rt, count_link, &got);
+	CHECK_INT(r, 0);
+	CHECK_INT(got, sent);
+	rtnl_free(rt);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	test_link_cases();
 	test_multi();
+	test_recv_batch();
 	return test_summary("test-rtnl");
 }

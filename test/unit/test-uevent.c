@@ -778,8 +778,47 @@ static void test_recorded(const char *dir)
 	CHECK_MSG(seen >= 50, "%s: only %u recorded datagrams", dir, seen);
 }
 
+/* MAJOR and MINOR as a source that gets them apart (udev) hands them */
+static void test_set_devt(void)
+{
+	static const struct {
+		const char *major, *minor;
+		int r;
+		bool has_devt;
+		unsigned maj, min;
+	} cases[] = {
+		{ "8", "1", 0, true, 8, 1 },
+		{ NULL, NULL, 0, false, 0, 0 },
+		{ NULL, "1", -EBADMSG, false, 0, 0 },	 /* MINOR alone */
+		{ "8", NULL, -EBADMSG, false, 0, 0 },	 /* MAJOR alone */
+		{ "bogus", "1", -EBADMSG, false, 0, 0 }, /* MAJOR malformed */
+		{ "99999", "1", -EBADMSG, false, 0, 0 }, /* out of range */
+		{ "8", "x", -EBADMSG, false, 0, 0 },	 /* MINOR malformed */
+		{ "4095", "1048575", 0, true, 4095, 1048575 },
+	};
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct uevent ev;
+		int r;
+
+		memset(&ev, 0, sizeof(ev));
+		r = uevent_set_devt(&ev, cases[i].major, cases[i].minor);
+		CHECK_MSG(r == cases[i].r && ev.has_devt == cases[i].has_devt,
+			  "MAJOR=%s MINOR=%s: %d, has_devt %d; expected %d, %d",
+			  cases[i].major ? cases[i].major : "(none)",
+			  cases[i].minor ? cases[i].minor : "(none)", r,
+			  ev.has_devt, cases[i].r, cases[i].has_devt);
+		if (cases[i].has_devt && ev.has_devt) {
+			CHECK_INT(ev.major, cases[i].maj);
+			CHECK_INT(ev.minor, cases[i].min);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	test_set_devt();
 	test_good();
 	test_bad();
 	test_sizes();
