@@ -37,7 +37,14 @@ struct device {
 	uint64_t diskseq;
 	uint64_t size; /* in 512-byte sectors; 0 = no medium */
 	/* filled by a probe back end or the udev source, NULL otherwise */
-	bool probed;	    /* fs_* below are known (NULL: nothing there) */
+	bool probed; /* fs_* below are known (NULL: nothing there) */
+	/* the medium the probe read or reads: DISKSEQ (0: unknown), size */
+	uint64_t probed_diskseq, probed_size;
+	/* the probe in flight (prober.h), 0 for none; stale: an event came
+	 * after it started, its result is for what was there before */
+	uint32_t probe_id;
+	bool probe_stale;
+	bool probe_rescan;  /* it was started by a rescan after an overflow */
 	char *fs_type;	    /* "ext4", "vfat", "crypto_LUKS", ... */
 	bool fs_ambivalent; /* libblkid found two signatures, chose none */
 	char *fs_uuid;

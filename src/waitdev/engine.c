@@ -17,6 +17,7 @@
 #include "log.h"
 #include "out.h"
 #include "probe.h"
+#include "prober.h"
 #include "rtnl.h"
 #include "sysfs.h"
 #include "util.h"
@@ -34,21 +35,30 @@ struct engine {
 	struct sysfs *sysfs;
 	struct source *source;
 	struct rtnl *rtnl;
+	struct prober *prober; /* when want_probe */
 	int epoll_fd, timer_fd, signal_fd;
 	sigset_t old_mask;
 	bool mask_saved;
 
 	uint64_t start_ms;
 	unsigned int generation;
-	bool rescanning;	/* a scan after an overflow is under way */
-	uint64_t next_deadline; /* what the timer is armed for */
+	bool rescanning;	  /* a scan after an overflow is under way */
+	uint64_t next_deadline;	  /* what the timer is armed for */
+	uint64_t look_once_until; /* see ENGINE_LOOK_ONCE_MS */
 	/* an overflow was reported and its queue not yet read empty */
 	bool uevent_congested, rtnl_congested;
 	bool error_reported; /* engine_run()'s error has been logged */
 	struct engine_stats stats;
 };
 
-enum { TAG_SOURCE = 1, TAG_RTNL, TAG_TIMER, TAG_SIGNAL };
+enum { TAG_SOURCE = 1, TAG_RTNL, TAG_TIMER, TAG_SIGNAL, TAG_PROBE };
+
+/*
+ * A deadline of 0 looks once: at what the scan finds, and at what the
+ * superblock reads it started find, for as long as those take but at
+ * most this long (a device that does not answer is not waited for).
+ */
+#define ENGINE_LOOK_ONCE_MS 1000
 
 /* uevents handled per wakeup before the deadline is looked at again */
 #define ENGINE_BATCH 256
@@ -105,6 +115,8 @@ void engine_free(struct engine *e)
 	modload_free(e->opts.modload);
 	if (e->opts.uevent_fd >= 0)
 		close(e->opts.uevent_fd); /* never handed to a source */
+	/* kills the probes still reading; waits for none of them */
+	prober_free(e->prober);
 	rtnl_free(e->rtnl);
 	source_free(e->source);
 	sysfs_free(e->sysfs);
@@ -239,8 +251,14 @@ static bool match_partnroff(const struct engine *e, const struct target *t,
 static bool target_accepts(const struct engine *e, const struct target *t,
 			   const struct device *dev)
 {
-	bool match = t->spec.has_partnroff ? match_partnroff(e, t, dev)
-					   : spec_match(&t->spec, dev);
+	bool match;
+
+	/* being read again: unknown until the result comes, except that
+	 * the target found on it keeps it until then */
+	if (dev->probe_id && !(t->state == TARGET_FOUND && t->dev == dev))
+		return false;
+	match = t->spec.has_partnroff ? match_partnroff(e, t, dev)
+				      : spec_match(&t->spec, dev);
 
 	return match && spec_device_ready(&t->spec, dev);
 }
@@ -336,15 +354,12 @@ static void engine_forget(struct engine *e, struct device *dev)
 }
 
 /*
- * Probes a block device once per event (a rescan re-announces devices we
- * know: those keep their result) so that UUID=/LABEL= can match and a
- * root counts as ready only with a filesystem on it.
- */
-/*
  * Whether reading @dev's superblock can decide anything: for UUID=,
  * LABEL= and PARTUUID= every block device is a candidate; for a name,
  * number or PARTLABEL only the device that spec names (which then needs
- * a filesystem to be ready). A disk nobody names is never read.
+ * a filesystem to be ready); and the device a target was found on, which
+ * stops counting when its medium no longer holds what was found. A disk
+ * nobody names is never read.
  */
 static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 {
@@ -353,6 +368,8 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 	for (i = 0; i < e->n_targets; i++) {
 		const struct target *t = &e->targets[i];
 
+		if (t->state == TARGET_FOUND && t->dev == dev)
+			return true;
 		if (t->state != TARGET_WAITING ||
 		    spec_kind(&t->spec) != DEV_BLOCK)
 			continue;
@@ -363,39 +380,147 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 	return false;
 }
 
-static int engine_probe(struct engine *e, struct device *dev,
-			const struct uevent *ev)
+/*
+ * Whether the rescan that announced @dev again (no seqnum: read from
+ * sysfs) shows the very medium its probe read, or is reading. Only a
+ * DISKSEQ says so: the kernel counts it up for every new medium (a loop
+ * device attached again, a disk changed in a card reader), so one
+ * unchanged, with the size, is the same medium. Without it (partitions,
+ * older kernels) the medium may have been swapped in the overflow's
+ * window, unannounced.
+ */
+static bool engine_same_medium(const struct device *dev,
+			       const struct uevent *ev)
+{
+	return ev->seqnum == 0 && (dev->probed || dev->probe_id) &&
+	       dev->diskseq != 0 && dev->diskseq == dev->probed_diskseq &&
+	       dev->size == dev->probed_size;
+}
+
+static int engine_probe_start(struct engine *e, struct device *dev)
 {
 	char node[512];
+	uint32_t id;
 	int r;
 
-	if (dev->probed && ev->seqnum == 0)
+	if (dev->probe_id) {
+		/* one probe per device: the next starts when it ends */
+		dev->probe_stale = true;
 		return 0;
-	if (!engine_wants_probe(e, dev)) {
+	}
+	if (!engine_wants_probe(e, dev) || dev->size == 0 || !dev->name) {
+		/* not needed, or nothing to read (no medium) */
 		device_forget_probe(dev);
 		return 0;
 	}
-	/* what an earlier probe found says nothing about the medium now */
-	device_forget_probe(dev);
-	if (dev->size == 0 || !dev->name)
-		return 0; /* nothing to read: no medium */
 	snprintf(node, sizeof(node), "%s/%s",
 		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
-	r = probe_block(dev, node);
-	if (errno_is_resource(r))
+	/* no node (no devtmpfs): nothing to fork for. A lookup in /dev
+	 * does not touch the device; opening and reading it might hang */
+	r = access(node, F_OK) < 0 ? -errno : 0;
+	if (r == 0)
+		r = prober_start(e->prober, node, &id);
+	/* out of descriptors, memory or processes (fork: EAGAIN): this
+	 * waitdev cannot look, which is not the device's fault */
+	if (errno_is_resource(r) || r == -EAGAIN)
 		return engine_fail(e, r, "cannot probe %s", node);
 	if (r < 0) {
-		/* unreadable: we know nothing, readiness goes by size */
+		/* we know nothing: readiness goes by size */
 		log_debug("%s: probe: %s", node, strerror(-r));
+		device_forget_probe(dev);
 		return 0;
 	}
-	dev->probed = true;
-	log_debug("%s: type %s uuid %s label %s partuuid %s", node,
-		  dev->fs_type ? dev->fs_type : "-",
-		  dev->fs_uuid ? dev->fs_uuid : "-",
-		  dev->fs_label ? dev->fs_label : "-",
-		  dev->part_uuid ? dev->part_uuid : "-");
+	e->stats.probes++;
+	dev->probe_id = id;
+	dev->probe_stale = false;
+	dev->probe_rescan = e->rescanning;
+	/* the medium it reads (a rescan compares, engine_same_medium()) */
+	dev->probed_diskseq = dev->diskseq;
+	dev->probed_size = dev->size;
+	/* what was found stays only for the target found on it */
+	log_debug("%s: probing (probe %u)", node, id);
 	return 0;
+}
+
+/*
+ * Probes a block device at every event for it, so that UUID=/LABEL= can
+ * match and a root counts as ready only with a filesystem on it. A
+ * rescan after an overflow announces every device again, and any of
+ * them may hold another medium by then: only one known to be the same
+ * keeps its result. The probe runs in a child; its result comes through
+ * engine_on_probe().
+ */
+static int engine_probe(struct engine *e, struct device *dev,
+			const struct uevent *ev)
+{
+	if (engine_same_medium(dev, ev))
+		return 0;
+	return engine_probe_start(e, dev);
+}
+
+static struct device *engine_probing(const struct engine *e, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		struct device *dev = devtab_at(e->devtab, i);
+
+		if (dev->kind == DEV_BLOCK && dev->probe_id == id)
+			return dev;
+	}
+	return NULL;
+}
+
+static int engine_probe_done(struct engine *e, const struct probe_msg *msg)
+{
+	struct device *dev = engine_probing(e, msg->id);
+	int r = 0;
+
+	if (!dev)
+		return 0; /* removed meanwhile */
+	dev->probe_id = 0;
+	if (dev->probe_stale) {
+		/* an event came while it read: read what is there now */
+		log_debug("%s: probe %u superseded", dev->name, msg->id);
+		dev->probe_stale = false;
+		r = engine_probe_start(e, dev);
+		if (r < 0)
+			return r;
+	} else if (errno_is_resource(msg->err)) {
+		return engine_fail(e, msg->err, "cannot probe /dev/%s",
+				   dev->name);
+	} else if (msg->err < 0) {
+		/* unreadable: we know nothing, readiness goes by size */
+		log_debug("%s: probe: %s", dev->name, strerror(-msg->err));
+		device_forget_probe(dev);
+	} else if (probe_msg_apply(msg, dev) < 0) {
+		return engine_fail(e, -ENOMEM, "cannot probe /dev/%s",
+				   dev->name);
+	} else {
+		log_debug("%s: type %s uuid %s label %s partuuid %s", dev->name,
+			  dev->fs_type ? dev->fs_type : "-",
+			  dev->fs_uuid ? dev->fs_uuid : "-",
+			  dev->fs_label ? dev->fs_label : "-",
+			  dev->part_uuid ? dev->part_uuid : "-");
+	}
+	/* what its result finds, the rescan that started it found */
+	e->rescanning = dev->probe_id == 0 && dev->probe_rescan;
+	engine_evaluate(e, dev);
+	e->rescanning = false;
+	return 0;
+}
+
+static int engine_on_probe(struct engine *e)
+{
+	struct probe_msg msg;
+	int r;
+
+	while ((r = prober_read(e->prober, &msg)) == 1) {
+		r = engine_probe_done(e, &msg);
+		if (r < 0)
+			return r;
+	}
+	return r;
 }
 
 static int engine_apply(struct engine *e, const struct uevent *ev)
@@ -506,18 +631,42 @@ static int engine_scan(struct engine *e, bool sweep)
 	return 0;
 }
 
+/*
+ * Whether @t is decided: expired, or found on a device that is not being
+ * read again. A read after a change or a rescan may take it back (its
+ * medium was replaced), so until its result comes or the target's
+ * deadline passes, a found target is not yet a result to report.
+ */
+static bool target_settled(const struct target *t, uint64_t now)
+{
+	if (t->state == TARGET_WAITING)
+		return false;
+	return t->state != TARGET_FOUND || !t->dev->probe_id ||
+	       t->deadline <= now;
+}
+
 static bool engine_done(const struct engine *e)
 {
+	uint64_t now = now_ms();
 	unsigned int i;
 
 	for (i = 0; i < e->n_targets; i++)
-		if (e->targets[i].state == TARGET_WAITING)
+		if (!target_settled(&e->targets[i], now))
 			return false;
 	return true;
 }
 
+/* When @t expires: its deadline, or for a deadline of 0 ("look once")
+ * when the probes the scan started have ended (ENGINE_LOOK_ONCE_MS). */
+static uint64_t target_deadline(const struct engine *e, const struct target *t)
+{
+	if (t->timeout_ms == 0 && e->prober && prober_running(e->prober))
+		return e->look_once_until;
+	return t->deadline;
+}
+
 /*
- * Only a target still waiting has a deadline that can pass: one found
+ * Only a target not yet settled has a deadline that can pass: one found
  * before its deadline would otherwise re-arm the timer in the past and
  * spin the loop until the others are settled. (Found and then lost after
  * its deadline, it expires at once: engine_expire() runs after every
@@ -525,14 +674,14 @@ static bool engine_done(const struct engine *e)
  */
 static int engine_arm(struct engine *e)
 {
-	uint64_t next = DEADLINE_NEVER;
+	uint64_t next = DEADLINE_NEVER, now = now_ms();
 	unsigned int i;
 
 	for (i = 0; i < e->n_targets; i++) {
 		const struct target *t = &e->targets[i];
 
-		if (t->state == TARGET_WAITING && t->deadline < next)
-			next = t->deadline;
+		if (!target_settled(t, now) && target_deadline(e, t) < next)
+			next = target_deadline(e, t);
 	}
 	e->next_deadline = next;
 	return deadline_arm(e->timer_fd, next);
@@ -546,7 +695,7 @@ static void engine_expire(struct engine *e)
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
 
-		if (t->state != TARGET_WAITING || t->deadline > now)
+		if (t->state != TARGET_WAITING || target_deadline(e, t) > now)
 			continue;
 		t->state = TARGET_EXPIRED;
 		t->waited_ms = elapsed_ms(e);
@@ -788,6 +937,12 @@ static int engine_setup(struct engine *e)
 		r = epoll_add(e->epoll_fd, e->timer_fd, TAG_TIMER);
 	if (r == 0)
 		r = epoll_add(e->epoll_fd, e->signal_fd, TAG_SIGNAL);
+	if (r == 0 && e->want_probe) {
+		r = prober_new(&e->prober, e->opts.probe);
+		if (r == 0)
+			r = epoll_add(e->epoll_fd, prober_fd(e->prober),
+				      TAG_PROBE);
+	}
 	return r;
 }
 
@@ -804,6 +959,8 @@ static int engine_dispatch(struct engine *e, uint32_t tag)
 		return 0;
 	case TAG_SIGNAL:
 		return engine_on_signal(e);
+	case TAG_PROBE:
+		return engine_on_probe(e);
 	}
 	return 0;
 }
@@ -913,7 +1070,9 @@ int engine_run(struct engine *e)
 			log_warn("coldplug: %s", strerror(-r));
 	}
 	engine_log_waiting(e);
-	engine_expire(e); /* a zero timeout means "look once" */
+	/* a zero timeout means "look once", at the scan's probes too */
+	e->look_once_until = now_ms() + ENGINE_LOOK_ONCE_MS;
+	engine_expire(e);
 	r = engine_loop(e);
 	if (r != 0)
 		return r;

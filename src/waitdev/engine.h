@@ -7,6 +7,8 @@
  * Data flow: source -> uevent -> device record (devtab + sysfs attributes)
  * -> matchers (spec.h) -> target state. The engine subscribes before it
  * scans sysfs, rescans after an overflow, and never sleeps or polls.
+ * Superblocks are read by child processes (prober.h) whose results come
+ * back through the same loop: no device read can hold it up.
  */
 #ifndef WAITDEV_ENGINE_H
 #define WAITDEV_ENGINE_H
@@ -17,6 +19,7 @@
 
 #include "devtab.h"
 #include "modload.h"
+#include "prober.h"
 #include "rtnl.h"
 #include "source.h"
 #include "spec.h"
@@ -61,6 +64,8 @@ struct engine_options {
 	struct modload *modload;
 	/* after the scan, ask the kernel to replay "add" for bus devices */
 	bool coldplug;
+	/* tests: what the probing children run instead of probe_block() */
+	probe_fn probe;
 	/* tests: run between subscribing and scanning, and after the scan */
 	void (*after_subscribe)(void *ctx);
 	void (*after_scan)(void *ctx);
@@ -72,6 +77,7 @@ struct engine_stats {
 	uint64_t rescans;
 	uint64_t wakeups; /* epoll_wait returns */
 	uint64_t link_updates;
+	uint64_t probes; /* started, in child processes */
 };
 
 struct engine;

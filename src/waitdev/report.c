@@ -223,8 +223,13 @@ static void seen_block(const struct device *d)
 	shown(d->fs_label, label);
 	shown(d->part_uuid, partuuid);
 	shown(d->dm_name, dm);
-	/* what a root=UUID=/LABEL= typo is to be compared with */
-	if (d->fs_type)
+	/* what a root=UUID=/LABEL= typo is to be compared with; nothing
+	 * while a probe has not answered (what an older one found may be
+	 * another medium's) */
+	if (d->probe_id)
+		len += (size_t)snprintf(fs, sizeof(fs),
+					", not read: the probe did not answer");
+	else if (d->fs_type)
 		len += (size_t)snprintf(fs, sizeof(fs), ", %s%s%s%s%s%s", type,
 					d->fs_uuid ? " UUID=" : "", uuid,
 					d->fs_label ? " LABEL=\"" : "", label,
@@ -232,7 +237,7 @@ static void seen_block(const struct device *d)
 	else if (d->fs_ambivalent)
 		len += (size_t)snprintf(fs, sizeof(fs),
 					", several filesystem signatures");
-	if (d->part_uuid && len < sizeof(fs))
+	if (d->part_uuid && !d->probe_id && len < sizeof(fs))
 		len += (size_t)snprintf(fs + len, sizeof(fs) - len,
 					", PARTUUID=%s", partuuid);
 	/* root=/dev/mapper/NAME and /dev/VG/LV name this, not dm-N */

@@ -135,6 +135,28 @@ void fakesys_set_size(struct fakesys *fs, const char *name,
 	write_file(path, "%llu\n", sectors);
 }
 
+void fakesys_set_diskseq(struct fakesys *fs, const char *name,
+			 unsigned long long seq)
+{
+	char path[600], text[1024] = "", line[256];
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/uevent",
+		 fs->root, name);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "DISKSEQ=", 8) != 0 &&
+		    len + strlen(line) < sizeof(text)) {
+			strcpy(text + len, line);
+			len += strlen(line);
+		}
+	fclose(f);
+	write_file(path, "%sDISKSEQ=%llu\n", text, seq);
+}
+
 void fakesys_set_dm_name(struct fakesys *fs, const char *name,
 			 const char *dm_name)
 {

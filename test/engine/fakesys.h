@@ -30,6 +30,10 @@ void fakesys_add_block(struct fakesys *fs, const char *name, unsigned major,
 		       const char *partname, bool listed);
 void fakesys_set_size(struct fakesys *fs, const char *name,
 		      unsigned long long sectors);
+/* DISKSEQ=@seq in block device NAME's uevent file (the medium's number;
+ * the kernel counts it up for every new one). */
+void fakesys_set_diskseq(struct fakesys *fs, const char *name,
+			 unsigned long long seq);
 /* The dm/name attribute of device-mapper device NAME (dm-N). */
 void fakesys_set_dm_name(struct fakesys *fs, const char *name,
 			 const char *dm_name);

@@ -482,10 +482,9 @@ static void test_garbage(void)
 }
 
 /* Floods the kernel's uevent group from userspace (forged: dropped, but
- * they fill our tiny buffer) and adds the device without any uevent. */
-static void overflow_then_plug(void *ctx)
+ * they fill our tiny buffer): the engine's next read gets ENOBUFS. */
+static void flood_uevents(void)
 {
-	struct run *r = ctx;
 	struct sockaddr_nl group = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	char msg[] = "change@/devices/virtual/block/flood\0ACTION=change\0"
 		     "DEVPATH=/devices/virtual/block/flood\0SUBSYSTEM=block\0"
@@ -503,7 +502,141 @@ static void overflow_then_plug(void *ctx)
 		  strerror(errno));
 	if (fd >= 0)
 		close(fd);
+}
+
+/* An overflow, and a device added without any uevent in its window. */
+static void overflow_then_plug(void *ctx)
+{
+	struct run *r = ctx;
+
+	flood_uevents();
 	fakesys_add_block(&r->fs, "sdh", 8, 112, 4096, NULL, true);
+}
+
+static void make_image(const char *dev, const char *name, const char *uuid,
+		       const char *label, bool corrupt);
+
+static const char swap_uuid[] = "5d0c3a4e-1f2b-4c6d-8e9f-a0b1c2d3e4f5";
+
+/* Waits until process @pid is stopped (SIGSTOP is asynchronous). */
+static void wait_stopped(pid_t pid)
+{
+	char path[64], stat[256], *p;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 2000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, stat, sizeof(stat) - 1);
+		if (fd >= 0)
+			close(fd);
+		stat[n > 0 ? n : 0] = '\0';
+		p = strrchr(stat, ')');
+		if (p && p[1] == ' ' && p[2] == 'T')
+			return;
+		usleep(1000);
+	}
+}
+
+/* In a child, once the scan's probes ended: with the engine stopped (so
+ * that it cannot read in between), both media swapped, unannounced, and
+ * the uevent socket flooded (a uevent for the swap would be lost):
+ * sdv's blank medium becomes an ext4 "newroot", sdw's ext4 "oldroot" a
+ * blank one. */
+static void swap_then_overflow(struct fakesys *fs)
+{
+	pid_t engine = getppid();
+	char dev[300];
+
+	snprintf(dev, sizeof(dev), "%s/dev", fs->root);
+	kill(engine, SIGSTOP);
+	wait_stopped(engine);
+	make_image(dev, "sdv", swap_uuid, "newroot", false);
+	make_image(dev, "sdw", NULL, NULL, false);
+	flood_uevents();
+	kill(engine, SIGCONT);
+}
+
+/*
+ * After an overflow nothing tells which media changed in its window: the
+ * rescan must read them again, not keep what the old ones held (issue 13,
+ * item 5: a new ext4 medium was "no filesystem", a root found by LABEL=
+ * stayed found on the blank medium that replaced it).
+ */
+static void test_overflow_medium_swap(void)
+{
+	struct run r;
+
+	if (!probe_available())
+		return; /* nothing is read: nothing can be stale */
+	run_begin(&r, true);
+	make_image(r.dev, "sdv", NULL, NULL, false);
+	make_image(r.dev, "sdw", "6e1d4b5f-2a3c-4d7e-9fa0-b1c2d3e4f5a6",
+		   "oldroot", false);
+	fakesys_add_block(&r.fs, "sdv", 8, 176, 16384, NULL, true);
+	fakesys_add_block(&r.fs, "sdw", 8, 192, 16384, NULL, true);
+	engine_for(&r, true, 4096, NULL, NULL);
+	add_block_target(r.e, "LABEL=newroot", 3000);
+	add_block_target(r.e, "LABEL=oldroot", 1000);
+	later(&r, 300, swap_then_overflow);
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_MSG(engine_stats(r.e).rescans >= 1, "no rescan after ENOBUFS");
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
+	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdv");
+	/* found by the scan, lost with its medium (under valgrind the
+	 * scan's probes may not have answered before the swap at 300 ms) */
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
+	if (test_timing_asserted())
+		CHECK_INT(engine_target(r.e, 1)->lost, 1);
+	run_end(&r);
+}
+
+/* As swap_then_overflow(), but sdx keeps its medium (and DISKSEQ) and
+ * sdy gets a new one, with a new DISKSEQ. */
+static void renumber_then_overflow(struct fakesys *fs)
+{
+	pid_t engine = getppid();
+	char dev[300];
+
+	snprintf(dev, sizeof(dev), "%s/dev", fs->root);
+	kill(engine, SIGSTOP);
+	wait_stopped(engine);
+	make_image(dev, "sdy", swap_uuid, "newroot", false);
+	fakesys_set_diskseq(fs, "sdy", 12);
+	flood_uevents();
+	kill(engine, SIGCONT);
+}
+
+/* A DISKSEQ that did not change is the same medium: the rescan does not
+ * read it again; one that changed is another medium, read again. */
+static void test_overflow_same_medium(void)
+{
+	struct run r;
+
+	if (!probe_available())
+		return;
+	run_begin(&r, true);
+	make_image(r.dev, "sdx", "8a3f6c71-4c5e-4f90-b1c2-d3e4f5a6b7c8", "keep",
+		   false);
+	make_image(r.dev, "sdy", NULL, NULL, false);
+	fakesys_add_block(&r.fs, "sdx", 8, 208, 16384, NULL, true);
+	fakesys_add_block(&r.fs, "sdy", 8, 224, 16384, NULL, true);
+	fakesys_set_diskseq(&r.fs, "sdx", 10);
+	fakesys_set_diskseq(&r.fs, "sdy", 11);
+	engine_for(&r, true, 4096, NULL, NULL);
+	add_block_target(r.e, "LABEL=keep", 3000);
+	add_block_target(r.e, "LABEL=newroot", 3000);
+	later(&r, 300, renumber_then_overflow);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_MSG(engine_stats(r.e).rescans >= 1, "no rescan after ENOBUFS");
+	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdx");
+	CHECK_INT(engine_target(r.e, 0)->lost, 0);
+	CHECK_STR(engine_target(r.e, 1)->node, "/dev/sdy");
+	/* sdx once, sdy twice: at the scan and for its new DISKSEQ */
+	if (test_timing_asserted())
+		CHECK_INT(engine_stats(r.e).probes, 3);
+	run_end(&r);
 }
 
 static void test_overflow_rescan(void)
@@ -1372,6 +1505,125 @@ static void test_probe(void)
 	run_end(&r);
 }
 
+/* The probe the children run in the stall tests: sds never answers (a
+ * read that sleeps; SIGKILL ends this one, not one in D state), sdt
+ * answers 300 ms after reading, the others as usual. */
+static int stalling_probe(struct device *dev, const char *node)
+{
+	const char *name = strrchr(node, '/') + 1;
+	int r;
+
+	if (strcmp(name, "sds") == 0) {
+		sleep(15);
+		return -EIO;
+	}
+	r = probe_block(dev, node);
+	if (strcmp(name, "sdt") == 0)
+		usleep(300 * 1000);
+	return r;
+}
+
+static struct engine *engine_stalling(struct run *r)
+{
+	struct engine_options opts = {
+		.sysfs_root = r->fs.root,
+		.dev_root = r->dev,
+		.uevent_fd = r->fs.feed[0],
+		.probe = stalling_probe,
+	};
+
+	if (engine_new(&r->e, &opts) < 0) {
+		fprintf(stderr, "engine_new failed\n");
+		exit(99);
+	}
+	return r->e;
+}
+
+static void fresh_medium(struct fakesys *fs)
+{
+	char dev[300];
+
+	snprintf(dev, sizeof(dev), "%s/dev", fs->root);
+	make_image(dev, "sdt", "7f2e5c60-3b4d-4e8f-a0b1-c2d3e4f5a6b7", "fresh",
+		   false);
+	fakesys_send_block(fs, "change", "sdt", 8, 240, 0);
+}
+
+/*
+ * A device whose reads never end holds up neither the deadline nor
+ * SIGTERM (issue 13, item 4): the probe runs in a child the engine does
+ * not wait for. And a probe that an event overtakes is read again.
+ */
+static void test_probe_stall(void)
+{
+	uint64_t t0, took;
+	struct run r;
+
+	if (!probe_available())
+		return;
+	/* the deadline */
+	run_begin(&r, false);
+	make_image(r.dev, "sds", NULL, NULL, false);
+	fakesys_add_block(&r.fs, "sds", 8, 224, 16384, NULL, true);
+	engine_stalling(&r);
+	add_block_target(r.e, "LABEL=nowhere", 300);
+	t0 = now_ms();
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_stats(r.e).probes, 1);
+	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
+	run_end(&r); /* engine_free(): kills the child, waits for none */
+	took = now_ms() - t0;
+	CHECK_WITHIN(took, 3000); /* not the 15 s the read takes */
+
+	/* SIGTERM */
+	run_begin(&r, false);
+	make_image(r.dev, "sds", NULL, NULL, false);
+	fakesys_add_block(&r.fs, "sds", 8, 224, 16384, NULL, true);
+	engine_stalling(&r);
+	add_block_target(r.e, "LABEL=nowhere", 10000);
+	later(&r, 200, send_sigterm);
+	t0 = now_ms();
+	CHECK_INT(engine_run(r.e), EXIT_SIGNAL_BASE + SIGTERM);
+	run_end(&r);
+	took = now_ms() - t0;
+	CHECK_WITHIN(took, 3000);
+
+	/* "look once" (a zero deadline) reads what the scan found, but
+	 * does not wait for a device that does not answer */
+	run_begin(&r, false);
+	make_image(r.dev, "sdt", "7f2e5c60-3b4d-4e8f-a0b1-c2d3e4f5a6b7",
+		   "fresh", false);
+	fakesys_add_block(&r.fs, "sdt", 8, 240, 16384, NULL, true);
+	make_image(r.dev, "sds", NULL, NULL, false);
+	fakesys_add_block(&r.fs, "sds", 8, 224, 16384, NULL, true);
+	engine_stalling(&r);
+	add_block_target(r.e, "LABEL=fresh", 0);
+	add_block_target(r.e, "LABEL=nowhere", 0);
+	t0 = now_ms();
+	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
+	run_end(&r);
+	took = now_ms() - t0;
+	CHECK_MSG(took >= 300, "gave up after %llu ms, before sdt answered",
+		  (unsigned long long)took);
+	CHECK_WITHIN(took, 5000); /* cut at 1 s, not 15 */
+
+	/* a medium changed while its old one is read: the result of that
+	 * read is dropped, and the new medium read */
+	run_begin(&r, false);
+	make_image(r.dev, "sdt", NULL, NULL, false);
+	fakesys_add_block(&r.fs, "sdt", 8, 240, 16384, NULL, true);
+	engine_stalling(&r);
+	add_block_target(r.e, "LABEL=fresh", 3000);
+	later(&r, 100, fresh_medium);
+	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_STR(target0(&r)->node, "/dev/sdt");
+	/* one probe per device at a time: the change waited for the first */
+	CHECK_INT(engine_stats(r.e).probes, 2);
+	run_end(&r);
+}
+
 int main(void)
 {
 	if (getuid() != 0) {
@@ -1392,6 +1644,8 @@ int main(void)
 	test_forged_rebroadcast();
 	test_garbage();
 	test_overflow_rescan();
+	test_overflow_medium_swap();
+	test_overflow_same_medium();
 	test_deadline_diagnosis();
 	test_long_tty_name();
 	test_output_names();
@@ -1406,5 +1660,6 @@ int main(void)
 	test_sysfs_missing();
 	test_uevent_fd_closed();
 	test_probe();
+	test_probe_stall();
 	return test_summary("test-engine");
 }

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * prober.h - block device probes run in child processes, off the event
+ * loop.
+ *
+ * A read from a device can take any time: a dying disk, a loop device
+ * over a network or FUSE file, a stalled multipath path. The task that
+ * issues it may sleep uninterruptibly (D state) until the read ends, and
+ * no signal, SIGKILL included, gets it out sooner. So waitdev never reads
+ * a device itself: each probe runs in a child, and the deadline and
+ * SIGTERM hold whatever a device does.
+ *
+ * The contract:
+ * - prober_start() forks a child that runs the probe on one device node
+ *   and writes one fixed-size result (struct probe_msg, below PIPE_BUF:
+ *   one atomic write) to a pipe of its own, then exits. The parent never
+ *   blocks on it.
+ * - prober_fd() is readable when a result can be read (an epoll fd over
+ *   the pipes); prober_read() takes one without blocking. A child that
+ *   dies without writing one (a crash on a hostile superblock) gives a
+ *   result with err -EIO: every probe started ends in one result, unless
+ *   its child never returns.
+ * - Ids tell the results apart; which device a probe was for, and whether
+ *   a newer event made its result stale, is the caller's to keep (one
+ *   probe in flight per device).
+ * - prober_free() SIGKILLs the children still running and reaps the ones
+ *   that have exited, without waiting for any: a child in D state cannot
+ *   be reaped, it is left behind (init reaps it when its read ends).
+ */
+#ifndef WAITDEV_PROBER_H
+#define WAITDEV_PROBER_H
+
+#include <stdint.h>
+
+#include "device.h"
+
+/* libblkid's values are at most 128 bytes (BLKID_PROBVAL_BUFSIZ) */
+#define PROBE_VALUE_MAX 256
+
+/* What a probe found, as the child writes it. Empty string: nothing. */
+struct probe_msg {
+	uint32_t id;
+	int32_t err; /* 0, or the probe's negative errno: nothing known */
+	uint8_t ambivalent;
+	char fs_type[PROBE_VALUE_MAX];
+	char fs_uuid[PROBE_VALUE_MAX];
+	char fs_label[PROBE_VALUE_MAX];
+	char part_uuid[PROBE_VALUE_MAX];
+};
+
+/* Reads @node into @dev's probe fields, as probe_block() does. */
+typedef int (*probe_fn)(struct device *dev, const char *node);
+
+struct prober;
+
+/* @fn: what the children run, NULL for probe_block(). */
+int prober_new(struct prober **out, probe_fn fn);
+void prober_free(struct prober *p);
+int prober_fd(const struct prober *p);
+/* Probes that have not given their result yet. */
+unsigned int prober_running(const struct prober *p);
+
+/* Forks a child probing @node; sets *@id (never 0). */
+int prober_start(struct prober *p, const char *node, uint32_t *id);
+/*
+ * Takes one finished probe's result: 1 with @msg filled, 0 when none is
+ * ready, a negative errno when reading fails.
+ */
+int prober_read(struct prober *p, struct probe_msg *msg);
+/* Sets @dev's probe fields from @msg (err must be 0); -ENOMEM. */
+int probe_msg_apply(const struct probe_msg *msg, struct device *dev);
+
+#endif

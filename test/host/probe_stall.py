@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+probe-stall: a block device whose reads do not answer holds up neither
+the deadline nor SIGTERM (issue 13, item 4). loop109 is backed by a file
+on a FUSE filesystem (test/host/fuse_stall.c, $WAITDEV_FUSE_STALL) whose
+reads wait while a flag file exists: a task reading the loop device then
+sleeps in D state, and no signal gets it out. waitdev probes the device
+for LABEL= in a child process, so:
+
+- --timeout 2: exit status 1 at the deadline, not when the read ends;
+- SIGTERM while the probe hangs: status 143 and "interrupted", promptly;
+- control: the flag removed while waitdev waits, the read answers and
+  the label is found (the stall was all that stood in the way).
+
+Before the fix waitdev read the device itself and stayed in D state until
+the read ended (here: until the flag was removed).
+"""
+import os
+import signal
+import subprocess
+import sys
+sys.dont_write_bytecode = True
+import time  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostlib  # noqa: E402
+
+N = 109
+NODE = "/dev/loop%d" % N
+LABEL = "wdt-stall"
+
+
+class Stall:
+    """The FUSE file and its flag; the loop device attached per case, so
+    that nothing a case read is cached for the next one."""
+
+    def __init__(self, h):
+        self.h = h
+        helper = os.environ.get("WAITDEV_FUSE_STALL", "")
+        if not helper or not os.access(helper, os.X_OK):
+            raise hostlib.Fatal(
+                "fuse-stall helper missing ($WAITDEV_FUSE_STALL=%r): the "
+                "build needs libfuse3 (tools/install-deps: libfuse3-dev "
+                "fuse3)" % helper)
+        if not os.path.exists("/dev/fuse"):
+            raise hostlib.Fatal("/dev/fuse is missing (CONFIG_FUSE_FS)")
+        self.img = h.image("stall", "ext4", mkfs_args=["-L", LABEL])
+        self.mnt = os.path.join(h.tmp, "mnt")
+        self.flag = os.path.join(h.tmp, "stall-flag")
+        self.disk = os.path.join(self.mnt, "disk")
+        os.mkdir(self.mnt)
+        hostlib.log("+ %s %s %s %s &" % (helper, self.img, self.flag,
+                                         self.mnt))
+        self.fuse = subprocess.Popen([helper, self.img, self.flag, self.mnt],
+                                     stdin=subprocess.DEVNULL)
+        if not h._poll(lambda: os.path.exists(self.disk), 5):
+            raise hostlib.Fatal("fuse-stall: %s did not appear" % self.disk)
+        self.readers = []
+
+    def attach(self, stalled=True):
+        """Attaches loop109 to the FUSE file; with @stalled, reads of it
+        hang until release(). Checks that they do."""
+        if stalled:
+            open(self.flag, "w").close()
+        self.h.attach(N, self.disk)
+        if not stalled:
+            return
+        dd = subprocess.Popen(["dd", "if=" + NODE, "of=/dev/null",
+                               "bs=4096", "count=1", "iflag=direct"],
+                              stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        self.readers.append(dd)
+        time.sleep(0.5)
+        self.h.check(dd.poll() is None, "precondition: a read of %s "
+                     "should hang while the flag exists; dd ended with "
+                     "status %s" % (NODE, dd.poll()))
+
+    def release(self):
+        """Lets the hanging reads answer, waits for them, detaches."""
+        if os.path.exists(self.flag):
+            os.unlink(self.flag)
+        for dd in self.readers:
+            try:
+                dd.wait(15)
+            except subprocess.TimeoutExpired:
+                dd.kill()
+        self.readers = []
+        self.h.detach(N)
+
+    def close(self):
+        self.release()
+        subprocess.run(["umount", self.mnt], capture_output=True)
+        try:
+            self.fuse.wait(5)
+        except subprocess.TimeoutExpired:
+            self.fuse.kill()
+            self.fuse.wait()
+        os.rmdir(self.mnt)
+
+
+def default_signals():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def waitdev(h, timeout):
+    # -vv: the log says that the probe of loop109 started and never ended
+    return [h.waitdev, "-vv", "--source", "kernel", "--cmdline", "",
+            "--root", "LABEL=" + LABEL, "--timeout", str(timeout)]
+
+
+def probing(h, p):
+    h.check("%s: probing" % NODE in p.stderr,
+            "expected '%s: probing' in the log (-vv)" % NODE, p)
+
+
+def body(h):
+    if h.features.get("probe") != "libblkid":
+        raise hostlib.Fatal("this waitdev has no libblkid probe: LABEL= "
+                            "cannot be tested")
+    h.loop(N)
+    s = Stall(h)
+    try:
+        cases(h, s)
+    finally:
+        s.close()
+
+
+def cases(h, s):
+    with h.case("--timeout 2 with the probe of %s hanging: status 1 at "
+                "the deadline" % NODE):
+        try:
+            s.attach()
+            p = h.start(waitdev(h, 2 * h.scale))
+            took = h.expect_exit(p, 1, 2 + 1.5,
+                                 why="at the deadline, the read still "
+                                 "hanging")
+            h.check(took >= 1.9, "gave up after %.3f s, before the 2 s "
+                    "deadline" % took, p)
+            probing(h, p)
+            h.check("%s: type" % NODE not in p.stderr,
+                    "the probe of %s cannot have answered" % NODE, p)
+            h.check("seen block loop%d (" % N in p.stderr and
+                    "not read: the probe did not answer)" in p.stderr,
+                    "expected the diagnosis to say loop%d was not read"
+                    % N, p)
+            h.check(p.stdout == "", "expected no root on stdout (plain "
+                    "output lists only what was found)", p)
+        finally:
+            s.release()
+
+    with h.case("SIGTERM while the probe of %s hangs: 143, "
+                "\"interrupted\", promptly" % NODE):
+        try:
+            s.attach()
+            p = h.start(waitdev(h, 30), preexec_fn=default_signals)
+            h.wait_subscribed(p)
+            time.sleep(1.0)     # the scan found loop109: its probe hangs
+            hostlib.log("+ kill -TERM %d" % p.pid)
+            t = time.monotonic()
+            p.p.send_signal(signal.SIGTERM)
+            h.expect_exit(p, 143, 1.0, since=t, why="after SIGTERM")
+            h.check("interrupted" in p.stderr,
+                    "expected 'interrupted' in the log", p)
+            probing(h, p)
+            h.check(p.stdout == "", "expected no result on stdout", p)
+        finally:
+            s.release()
+
+    with h.case("control: the read answers while waitdev waits: %s "
+                "found" % NODE):
+        try:
+            s.attach()
+            p = h.start(waitdev(h, 20 * h.scale))
+            h.expect_running(p, 1.0, "the probe of %s hangs" % NODE)
+            hostlib.log("+ rm %s (reads answer again)" % s.flag)
+            t = time.monotonic()
+            os.unlink(s.flag)
+            h.expect_exit(p, 0, 3.0, since=t, why="once reads answer")
+            h.check(p.stdout == "root %s\n" % NODE,
+                    "expected 'root %s' on stdout" % NODE, p)
+        finally:
+            s.release()
+
+
+if __name__ == "__main__":
+    hostlib.main("probe-stall", body)
