@@ -52,11 +52,6 @@ const struct source_stats *source_stats(const struct source *src)
 	return &src->stats;
 }
 
-bool source_has_udev_properties(const struct source *src)
-{
-	return src->ops->udev_properties;
-}
-
 bool source_udev_running(void)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -88,8 +83,7 @@ bool source_udev_running(void)
 	}
 }
 
-int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
-		void *ctx)
+int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 {
 	return src->ops->scan(src, kind, fn, ctx);
 }
@@ -111,8 +105,7 @@ int source_recv(struct source *src, struct uevent *ev)
 	}
 }
 
-bool source_sender_trusted(const struct sockaddr_nl *nl,
-			   const struct ucred *cred)
+bool source_sender_trusted(const struct sockaddr_nl *nl, const struct ucred *cred)
 {
 	if (!cred || cred->uid != 0)
 		return false;
@@ -131,8 +124,7 @@ static bool find_cred(struct msghdr *msg, struct ucred *cred)
 	struct cmsghdr *c;
 
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		if (c->cmsg_level == SOL_SOCKET &&
-		    c->cmsg_type == SCM_CREDENTIALS &&
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(*cred))) {
 			memcpy(cred, CMSG_DATA(c), sizeof(*cred));
 			return true;
@@ -170,12 +162,10 @@ static int datagram_recv_one(struct source *src, struct uevent *ev)
 		return -EPIPE; /* the test feed was closed */
 	src->stats.received++;
 	has_cred = find_cred(&msg, &cred);
-	if (!source_sender_trusted(dg->netlink ? &nl : NULL,
-				   has_cred ? &cred : NULL)) {
+	if (!source_sender_trusted(dg->netlink ? &nl : NULL, has_cred ? &cred : NULL)) {
 		src->stats.forged++;
 		log_debug("dropped a datagram from port %u pid %d uid %d",
-			  dg->netlink ? nl.nl_pid : 0,
-			  has_cred ? (int)cred.pid : -1,
+			  dg->netlink ? nl.nl_pid : 0, has_cred ? (int)cred.pid : -1,
 			  has_cred ? (int)cred.uid : -1);
 		return 0;
 	}
@@ -189,8 +179,8 @@ static int datagram_recv_one(struct source *src, struct uevent *ev)
 	return 1;
 }
 
-static int datagram_scan(struct source *src, enum dev_kind kind,
-			 sysfs_scan_fn fn, void *ctx)
+static int datagram_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
+			 void *ctx)
 {
 	return sysfs_scan(src->sysfs, kind, fn, ctx);
 }
@@ -207,8 +197,7 @@ static const struct source_ops datagram_ops = {
 };
 
 /* Takes @fd over: it is the source's, or closed on failure. */
-static int datagram_source(struct source **out, struct sysfs *sysfs, int fd,
-			   bool netlink)
+static int datagram_source(struct source **out, struct sysfs *sysfs, int fd, bool netlink)
 {
 	struct source *src = source_new(&datagram_ops, fd);
 	struct datagram *dg = calloc(1, sizeof(*dg));
@@ -244,8 +233,7 @@ int source_open_kernel(struct source **out, struct sysfs *sysfs, int rcvbuf)
 	 * must stay small, so only the default tries FORCE */
 	if (rcvbuf > 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) <
-		    0)
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
 			log_debug("SO_RCVBUF %d: %m", size);
 	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
 		return -errno;

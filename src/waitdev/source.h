@@ -60,8 +60,6 @@ void source_free(struct source *src);
 
 int source_fd(const struct source *src);
 const struct source_stats *source_stats(const struct source *src);
-/* True when records come with udev's properties (no probing needed). */
-bool source_has_udev_properties(const struct source *src);
 
 /*
  * Reads the next trusted uevent into @ev (strings point into @src's
@@ -76,8 +74,7 @@ int source_recv(struct source *src, struct uevent *ev);
  * Enumerates the devices of @kind that exist now, as "add" events, the
  * same way sysfs_scan() does (which the kernel and fd sources use).
  */
-int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
-		void *ctx);
+int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn, void *ctx);
 
 /*
  * The trust rule on its own: credentials @cred (NULL: none came) with uid
@@ -86,7 +83,6 @@ int source_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
  * the kernel is re-broadcast from port id 0 with uid 0 too, but carries
  * the sender's pid.
  */
-bool source_sender_trusted(const struct sockaddr_nl *nl,
-			   const struct ucred *cred);
+bool source_sender_trusted(const struct sockaddr_nl *nl, const struct ucred *cred);
 
 #endif

@@ -11,10 +11,8 @@
 struct source_ops {
 	/* 1 with an event, 0 when dropped (counted), or -errno */
 	int (*recv_one)(struct source *src, struct uevent *ev);
-	int (*scan)(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
-		    void *ctx);
+	int (*scan)(struct source *src, enum dev_kind kind, sysfs_scan_fn fn, void *ctx);
 	void (*free)(struct source *src);
-	bool udev_properties;
 };
 
 struct source {

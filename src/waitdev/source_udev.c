@@ -82,8 +82,7 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 		return r;
 	if (r > 0)
 		ev->partn = (unsigned)v;
-	r = parse_num(udev_device_get_property_value(d, "IFINDEX"), 0x7fffffff,
-		      &v);
+	r = parse_num(udev_device_get_property_value(d, "IFINDEX"), 0x7fffffff, &v);
 	if (r < 0 || (r > 0 && v == 0))
 		return -EBADMSG;
 	if (r > 0)
@@ -149,8 +148,7 @@ static int udev_recv_one(struct source *src, struct uevent *ev)
 	return 1;
 }
 
-static int udev_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
-		     void *ctx)
+static int udev_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 {
 	struct udev_source *us = src->priv;
 	struct udev_list_entry *entry;
@@ -163,14 +161,12 @@ static int udev_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn,
 	if (!en)
 		return -ENOMEM;
 	/* not yet processed by udevd: its event is still to come to us */
-	r = udev_enumerate_add_match_subsystem(en,
-					       subsystems[kind - DEV_BLOCK]);
+	r = udev_enumerate_add_match_subsystem(en, subsystems[kind - DEV_BLOCK]);
 	if (r >= 0)
 		r = udev_enumerate_add_match_is_initialized(en);
 	if (r >= 0)
 		r = udev_enumerate_scan_devices(en);
-	udev_list_entry_foreach(
-		entry, r < 0 ? NULL : udev_enumerate_get_list_entry(en))
+	udev_list_entry_foreach(entry, r < 0 ? NULL : udev_enumerate_get_list_entry(en))
 	{
 		struct udev_device *d = udev_device_new_from_syspath(
 			us->udev, udev_list_entry_get_name(entry));
@@ -205,7 +201,6 @@ static const struct source_ops udev_ops = {
 	.recv_one = udev_recv_one,
 	.scan = udev_scan,
 	.free = udev_free,
-	.udev_properties = true,
 };
 
 int source_open_udev(struct source **out, int rcvbuf)
@@ -229,8 +224,8 @@ int source_open_udev(struct source **out, int rcvbuf)
 	if (!us->monitor)
 		goto fail;
 	for (i = 0; i < ARRAY_SIZE(subsystems); i++) {
-		r = udev_monitor_filter_add_match_subsystem_devtype(
-			us->monitor, subsystems[i], NULL);
+		r = udev_monitor_filter_add_match_subsystem_devtype(us->monitor,
+								    subsystems[i], NULL);
 		if (r < 0)
 			goto fail;
 	}

@@ -20,7 +20,6 @@
 
 struct sysfs {
 	int fd;
-	char *root;
 };
 
 /*
@@ -39,8 +38,7 @@ static int check_sysfs(int fd, bool must_be_sysfs)
 		return 0;
 	if (must_be_sysfs)
 		return -ENODEV;
-	if (faccessat(fd, "class", F_OK, 0) < 0 ||
-	    faccessat(fd, "devices", F_OK, 0) < 0)
+	if (faccessat(fd, "class", F_OK, 0) < 0 || faccessat(fd, "devices", F_OK, 0) < 0)
 		return errno == ENOENT ? -ENODEV : -errno;
 	return 0;
 }
@@ -56,10 +54,9 @@ int sysfs_open(const char *root, struct sysfs **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->root = strdup(root);
 	s->fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (!s->root || s->fd < 0) {
-		r = s->root ? -errno : -ENOMEM;
+	if (s->fd < 0) {
+		r = -errno;
 		sysfs_free(s);
 		return r;
 	}
@@ -78,13 +75,7 @@ void sysfs_free(struct sysfs *s)
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s->root);
 	free(s);
-}
-
-const char *sysfs_root(const struct sysfs *s)
-{
-	return s->root;
 }
 
 int sysfs_dirfd(const struct sysfs *s)
@@ -96,8 +87,7 @@ int sysfs_dirfd(const struct sysfs *s)
  * Joins the class directory "/class/block" with a link target such as
  * "../../devices/virtual/block/loop0" into "/devices/virtual/block/loop0".
  */
-static int resolve_link(const char *dir, const char *target, char *out,
-			size_t size)
+static int resolve_link(const char *dir, const char *target, char *out, size_t size)
 {
 	char buf[SYSFS_PATH_MAX];
 	size_t len;
@@ -105,13 +95,11 @@ static int resolve_link(const char *dir, const char *target, char *out,
 
 	if (target[0] == '/')
 		return -EINVAL; /* sysfs links are always relative */
-	if (snprintf(buf, sizeof(buf), "%s/%s", dir, target) >=
-	    (int)sizeof(buf))
+	if (snprintf(buf, sizeof(buf), "%s/%s", dir, target) >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
 	len = 0;
 	out[0] = '\0';
-	for (tok = strtok_r(buf, "/", &save); tok;
-	     tok = strtok_r(NULL, "/", &save)) {
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
 		if (streq(tok, "."))
 			continue;
 		if (streq(tok, "..")) {
@@ -133,8 +121,7 @@ static int resolve_link(const char *dir, const char *target, char *out,
 }
 
 static int scan_one(struct sysfs *s, int classfd, const char *classdir,
-		    const char *subsystem, const char *name, sysfs_scan_fn fn,
-		    void *ctx)
+		    const char *subsystem, const char *name, sysfs_scan_fn fn, void *ctx)
 {
 	char target[SYSFS_PATH_MAX], devpath[SYSFS_PATH_MAX];
 	char path[SYSFS_PATH_MAX + 16];
@@ -182,8 +169,7 @@ int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		r = scan_one(s, dirfd(dir), classdir, subsystem, de->d_name, fn,
-			     ctx);
+		r = scan_one(s, dirfd(dir), classdir, subsystem, de->d_name, fn, ctx);
 		if (r != 0)
 			break;
 	}
@@ -191,8 +177,8 @@ int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 	return r;
 }
 
-static int read_attr(struct sysfs *s, const struct device *dev,
-		     const char *attr, char *buf, size_t size)
+static int read_attr(struct sysfs *s, const struct device *dev, const char *attr,
+		     char *buf, size_t size)
 {
 	char path[SYSFS_PATH_MAX + 32];
 	ssize_t n;
@@ -261,8 +247,7 @@ static int read_net_attrs(struct sysfs *s, struct device *dev)
 	 */
 	dev->flags &= ~(unsigned)(IFF_RUNNING | IFF_LOWER_UP);
 	if (dev->flags & IFF_UP) {
-		bool carrier = read_attr(s, dev, "carrier", buf, sizeof(buf)) ==
-				       0 &&
+		bool carrier = read_attr(s, dev, "carrier", buf, sizeof(buf)) == 0 &&
 			       streq(buf, "1");
 
 		if (carrier)

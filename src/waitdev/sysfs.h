@@ -22,7 +22,6 @@ struct sysfs;
  */
 int sysfs_open(const char *root, struct sysfs **out);
 void sysfs_free(struct sysfs *sysfs);
-const char *sysfs_root(const struct sysfs *sysfs);
 /* The root's directory descriptor, for openat() below it. */
 int sysfs_dirfd(const struct sysfs *sysfs);
 
@@ -36,8 +35,7 @@ typedef int (*sysfs_scan_fn)(void *ctx, const struct uevent *ev);
  * (EMFILE, ENFILE, ENOMEM) is an error, not a vanished device. Returns 0,
  * a negative errno, or what @fn returned when it returned non-zero.
  */
-int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn,
-	       void *ctx);
+int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn, void *ctx);
 
 /*
  * Refreshes @dev's size (block) or address, flags and operstate (net)
