@@ -195,8 +195,8 @@ static int uevent_socket(void)
  * Reads every queued uevent; notes each block "add" in @seen and stamps
  * the first "add" of @devname.
  */
-static void read_uevents(int fd, const char *devname, uint64_t *stamp,
-			 struct seen *seen, int *n_seen)
+static void read_uevents(int fd, const char *devname, uint64_t *stamp, struct seen *seen,
+			 int *n_seen)
 {
 	char buf[8192];
 	struct sockaddr_nl from;
@@ -225,8 +225,7 @@ static void read_uevents(int fd, const char *devname, uint64_t *stamp,
 		if (!*stamp && strcmp(name, devname) == 0)
 			*stamp = t;
 		if (*n_seen < MAX_SEEN) {
-			snprintf(seen[*n_seen].name, sizeof(seen[0].name), "%s",
-				 name);
+			snprintf(seen[*n_seen].name, sizeof(seen[0].name), "%s", name);
 			seen[(*n_seen)++].ns = t;
 		}
 	}
@@ -237,8 +236,8 @@ static int go_realtime(void)
 {
 	struct sched_param sp = { .sched_priority = 50 };
 
-	return (int)syscall(SYS_sched_setscheduler, 0,
-			    SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
+	return (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO | SCHED_RESET_ON_FORK,
+			    &sp);
 }
 
 static pid_t start_waiter(char **argv, const sigset_t *oldmask)
@@ -254,8 +253,7 @@ static pid_t start_waiter(char **argv, const sigset_t *oldmask)
 		}
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		execv(argv[0], argv);
-		fprintf(stderr, "guest-stamp: %s: %s\n", argv[0],
-			strerror(errno));
+		fprintf(stderr, "guest-stamp: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	return pid;
@@ -294,8 +292,7 @@ static int cmd_race(int argc, char **argv)
 		return usage();
 	devname = argv[1];
 	for (int i = 3; i < argc;) {
-		if (n == MAX_WAITERS || i + 1 >= argc ||
-		    strcmp(argv[i + 1], "::") == 0)
+		if (n == MAX_WAITERS || i + 1 >= argc || strcmp(argv[i + 1], "::") == 0)
 			return usage();
 		w[n].name = argv[i];
 		w[n].argv = argv + i + 1;
@@ -337,8 +334,7 @@ static int cmd_race(int argc, char **argv)
 
 	deadline = start + (uint64_t)timeout_s * 1000000000u;
 	while (running > 0 || !uevent_ns) {
-		struct pollfd pfd[2] = { { ufd, POLLIN, 0 },
-					 { sfd, POLLIN, 0 } };
+		struct pollfd pfd[2] = { { ufd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		uint64_t t = now_ns();
 		struct signalfd_siginfo si;
 
@@ -367,8 +363,7 @@ static int cmd_race(int argc, char **argv)
 
 	printf("BENCH-UEVENTS");
 	for (int i = 0; i < n_seen; i++)
-		printf(" %s:%llu", seen[i].name,
-		       (unsigned long long)seen[i].ns);
+		printf(" %s:%llu", seen[i].name, (unsigned long long)seen[i].ns);
 	printf("\n");
 	printf("BENCH-RESULT %llu %llu", (unsigned long long)start,
 	       (unsigned long long)uevent_ns);

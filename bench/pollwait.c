@@ -55,8 +55,8 @@ int main(int argc, char **argv)
 	}
 	name = strrchr(argv[2], '/');
 	name = name ? name + 1 : argv[2];
-	if (!*name || snprintf(path, sizeof(path), "/sys/class/block/%s/size",
-			       name) >= (int)sizeof(path)) {
+	if (!*name || snprintf(path, sizeof(path), "/sys/class/block/%s/size", name) >=
+			      (int)sizeof(path)) {
 		fprintf(stderr, "pollwait: %s: bad device name\n", argv[2]);
 		return 2;
 	}

@@ -98,8 +98,7 @@ static void check_next_arg(char *buf, size_t len)
 		}
 		FUZZ_CHECK(fuzz_string_inside(args, buf, end));
 		/* the next token starts after this one's end */
-		FUZZ_CHECK(args >=
-			   (val ? val + strlen(val) : param + strlen(param)));
+		FUZZ_CHECK(args >= (val ? val + strlen(val) : param + strlen(param)));
 		prev = param;
 	}
 }

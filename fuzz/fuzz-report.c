@@ -83,8 +83,7 @@ static bool utf8_ok(const char *s, size_t len)
 				return false;
 			cp = cp << 6 | (p[i] & 0x3f);
 		}
-		if ((n == 3 &&
-		     (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
 		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 			return false;
 		p += n;
@@ -98,8 +97,7 @@ static bool no_controls(const char *s, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (((unsigned char)s[i] < 0x20 && s[i] != '\n') ||
-		    s[i] == 0x7f)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f)
 			return false;
 	return true;
 }
@@ -145,8 +143,7 @@ static const char *field(const char *buf, size_t len, const char *key)
 	return NULL;
 }
 
-static void apply_uevent(struct engine *e, const uint8_t *d, size_t n,
-			 bool udev)
+static void apply_uevent(struct engine *e, const uint8_t *d, size_t n, bool udev)
 {
 	char *buf = malloc(n + 1);
 	struct uevent ev;
@@ -187,8 +184,8 @@ static void apply_link(struct engine *e, const uint8_t *d, size_t n)
 	int pos = -1;
 	char name[16];
 
-	if (sscanf(t, "%d %x %u %64s %n", &link.ifindex, &link.flags,
-		   &link.operstate, hex, &pos) < 4 ||
+	if (sscanf(t, "%d %x %u %64s %n", &link.ifindex, &link.flags, &link.operstate,
+		   hex, &pos) < 4 ||
 	    pos < 0 || link.ifindex <= 0 || link.operstate > 255) {
 		free(t);
 		return;
@@ -227,8 +224,7 @@ static void apply_size(struct engine *e, const uint8_t *d, size_t n)
 
 static unsigned hexval(char c)
 {
-	return c <= '9' ? (unsigned)(c - '0')
-			: (unsigned)((c | 0x20) - 'a' + 10);
+	return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
 }
 
 /* Decodes plain output's \xNN escapes of [s, s + n) into @out. */
@@ -281,8 +277,7 @@ static void check_plain(const struct engine *e)
 		FUZZ_CHECK(strncmp(p, t->role, role) == 0 && p[role] == ' ');
 		name = malloc((size_t)(nl - p) + 1);
 		FUZZ_CHECK(name);
-		n = unescape_plain(p + role + 1, (size_t)(nl - p) - role - 1,
-				   name);
+		n = unescape_plain(p + role + 1, (size_t)(nl - p) - role - 1, name);
 		FUZZ_CHECK(n == strlen(t->node) && streq(name, t->node));
 		free(name);
 		p = nl + 1;
@@ -348,9 +343,9 @@ static void check_shell(const struct engine *e)
 	char *text = result(e, REPORT_SHELL, &len);
 
 	for (r = 0; r < ARRAY_SIZE(roles); r++) {
-		char *want = malloc(ENGINE_TARGETS_MAX *
-				    (sizeof(((struct target *)0)->node) +
-				     SPEC_VALUE_MAX + 16));
+		char *want =
+			malloc(ENGINE_TARGETS_MAX * (sizeof(((struct target *)0)->node) +
+						     SPEC_VALUE_MAX + 16));
 		char *got = shell_var(text, roles[r][1]);
 		size_t o = 0;
 
@@ -361,12 +356,11 @@ static void check_shell(const struct engine *e)
 
 			if (roles[r][0] && streq(t->role, roles[r][0]) &&
 			    t->state == TARGET_FOUND)
-				o += (size_t)sprintf(want + o, "%s%s",
-						     o ? " " : "", t->node);
+				o += (size_t)sprintf(want + o, "%s%s", o ? " " : "",
+						     t->node);
 			else if (!roles[r][0] && t->state != TARGET_FOUND)
-				o += (size_t)sprintf(want + o, "%s%s=%s",
-						     o ? " " : "", t->role,
-						     t->spec.text);
+				o += (size_t)sprintf(want + o, "%s%s=%s", o ? " " : "",
+						     t->role, t->spec.text);
 		}
 		/* a role with nothing found is not printed at all */
 		if (roles[r][0] && o == 0)
@@ -391,8 +385,7 @@ static void json_skip_string(const char **p)
 			continue;
 		s++;
 		if (*s == 'u') {
-			FUZZ_CHECK(strspn(s + 1, "0123456789abcdefABCDEF") >=
-				   4);
+			FUZZ_CHECK(strspn(s + 1, "0123456789abcdefABCDEF") >= 4);
 			s += 4;
 		} else {
 			FUZZ_CHECK(*s && strchr("\"\\/bfnrt", *s));
@@ -408,8 +401,7 @@ static void check_json(const struct engine *e)
 	const char *p = text;
 
 	FUZZ_CHECK(utf8_ok(text, len));
-	FUZZ_CHECK(len > 0 && text[len - 1] == '\n' &&
-		   !memchr(text, '\n', len - 1));
+	FUZZ_CHECK(len > 0 && text[len - 1] == '\n' && !memchr(text, '\n', len - 1));
 	/* outside strings only the structure, literals and numbers */
 	while (*p != '\n') {
 		FUZZ_CHECK(*p);
@@ -447,8 +439,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	/* udev's properties stay (no probe replaces them): the fs_* part
 	 * of the diagnosis is reached too, when libudev is built in */
-	opts.source = source_udev_available() ? ENGINE_SOURCE_UDEV
-					      : ENGINE_SOURCE_KERNEL;
+	opts.source = source_udev_available() ? ENGINE_SOURCE_UDEV : ENGINE_SOURCE_KERNEL;
 	log_set_level(LOG_LVL_DEBUG);
 	log_set_sink(log_line, getenv("FUZZ_REPORT_SHOW"));
 	FUZZ_CHECK(engine_new(&e, &opts) == 0);
@@ -460,22 +451,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!(data[0] & 1u << i))
 			continue;
 		if (streq(fixed[i].role, "root"))
-			r = spec_parse_block(fixed[i].spec, &spec, err,
-					     sizeof(err));
+			r = spec_parse_block(fixed[i].spec, &spec, err, sizeof(err));
 		else if (streq(fixed[i].role, "console"))
-			r = spec_parse_console(fixed[i].spec, &spec, err,
-					       sizeof(err));
+			r = spec_parse_console(fixed[i].spec, &spec, err, sizeof(err));
 		else
-			r = spec_parse_net(fixed[i].spec, &spec, err,
-					   sizeof(err));
+			r = spec_parse_net(fixed[i].spec, &spec, err, sizeof(err));
 		FUZZ_CHECK(r == 0);
 		r = engine_add_target(e, fixed[i].role, &spec, 1000);
 		/* LABEL= without libblkid */
 		FUZZ_CHECK(r == 0 || r == -EOPNOTSUPP);
 	}
 	for (start = 1; start < size;) {
-		const uint8_t *sep =
-			memmem(data + start, size - start, "\0\0", 2);
+		const uint8_t *sep = memmem(data + start, size - start, "\0\0", 2);
 		size_t end = sep ? (size_t)(sep - data) : size;
 		const uint8_t *rec = data + start;
 		size_t n = end - start;

@@ -55,8 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(r == -EBADMSG || r >= 0);
 	if (r >= 0) {
 		FUZZ_CHECK(r == c.calls);
-		FUZZ_CHECK((size_t)r <=
-			   size / NLMSG_LENGTH(sizeof(struct ifinfomsg)));
+		FUZZ_CHECK((size_t)r <= size / NLMSG_LENGTH(sizeof(struct ifinfomsg)));
 	}
 	/* the parser only reads: the same bytes, the same answer */
 	FUZZ_CHECK(memcmp(buf, data, size) == 0);

@@ -15,8 +15,8 @@
 #include "fuzz.h"
 #include "spec-check.h"
 
-#define DISK                                                                   \
-	"/devices/pci0000:00/0000:00:04.0/usb2/2-1/2-1:1.0/host0/"             \
+#define DISK                                                                             \
+	"/devices/pci0000:00/0000:00:04.0/usb2/2-1/2-1:1.0/host0/"                       \
 	"target0:0:0/0:0:0:0/block/sda"
 
 static const struct device fixed[] = {
@@ -153,8 +153,7 @@ static void check_match(const struct spec *s, const struct device *d)
 		FUZZ_CHECK(d->name && strcmp(d->name, s->value) == 0);
 		break;
 	case SPEC_BLOCK_DEVT:
-		FUZZ_CHECK(d->has_devt && d->major == s->major &&
-			   d->minor == s->minor);
+		FUZZ_CHECK(d->has_devt && d->major == s->major && d->minor == s->minor);
 		break;
 	case SPEC_BLOCK_PARTLABEL:
 		FUZZ_CHECK(d->is_partition && d->partname &&
@@ -199,8 +198,7 @@ static void check_siblings(const struct spec *s)
 				continue;
 			FUZZ_CHECK(an->is_partition && dv->is_partition);
 			FUZZ_CHECK(dv->kind == DEV_BLOCK);
-			FUZZ_CHECK((long)dv->partn ==
-				   (long)an->partn + s->partnroff);
+			FUZZ_CHECK((long)dv->partn == (long)an->partn + s->partnroff);
 		}
 }
 
@@ -294,8 +292,8 @@ static void check_mirror(const struct spec *s)
 		snprintf(links, sizeof(links),
 			 "/dev/disk/by-id/x%s /dev/disk/%s/%s "
 			 "/dev/disk/by-label/%s",
-			 esc, s->type == SPEC_BLOCK_BY_ID ? "by-id" : "by-path",
-			 esc, esc);
+			 esc, s->type == SPEC_BLOCK_BY_ID ? "by-id" : "by-path", esc,
+			 esc);
 		d.devlinks = links;
 		break;
 	case SPEC_NET_MAC:

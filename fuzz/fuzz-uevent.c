@@ -66,8 +66,7 @@ static void check_common(const struct uevent *ev)
 	FUZZ_CHECK(ev->devpath[1] != '\0');
 	FUZZ_CHECK(!ev->devpath_old || safe_path(ev->devpath_old, true));
 	FUZZ_CHECK(ev->subsystem && ev->subsystem[0]);
-	FUZZ_CHECK(!ev->devname ||
-		   (ev->devname[0] && safe_path(ev->devname, false)));
+	FUZZ_CHECK(!ev->devname || (ev->devname[0] && safe_path(ev->devname, false)));
 	FUZZ_CHECK(!ev->devname || strlen(ev->devname) < UEVENT_BUFFER_SIZE);
 	FUZZ_CHECK(ev->has_devt == 0 || ev->has_devt == 1);
 	FUZZ_CHECK(ev->major <= 4095 && ev->minor <= 1048575);
@@ -110,8 +109,7 @@ static void check_datagram(const uint8_t *data, size_t size)
 	FUZZ_CHECK(ev.seqnum != 0);
 	f = string_fields(&ev, &n);
 	for (i = 0; i < n; i++)
-		FUZZ_CHECK(!f[i] ||
-			   fuzz_string_inside(f[i], buf, buf + size + 1));
+		FUZZ_CHECK(!f[i] || fuzz_string_inside(f[i], buf, buf + size + 1));
 	FUZZ_CHECK(ev.devpath - buf == ev2.devpath - buf2);
 	FUZZ_CHECK(ev.subsystem - buf == ev2.subsystem - buf2);
 	FUZZ_CHECK(ev.seqnum == ev2.seqnum && ev.action == ev2.action);
@@ -125,8 +123,7 @@ static void check_datagram(const uint8_t *data, size_t size)
 		   (size_t)(at - (const char *)data));
 	FUZZ_CHECK(!memcmp(data, uevent_action_name(ev.action),
 			   (size_t)(at - (const char *)data)));
-	FUZZ_CHECK(strlen(ev.devpath) ==
-		   hlen - (size_t)(at + 1 - (const char *)data));
+	FUZZ_CHECK(strlen(ev.devpath) == hlen - (size_t)(at + 1 - (const char *)data));
 	FUZZ_CHECK(!memcmp(ev.devpath, at + 1, strlen(ev.devpath)));
 out:
 	free(buf);
@@ -158,8 +155,7 @@ static void check_file(const uint8_t *data, size_t size, const char *subsys)
 		for (i = 0; i < n; i++) {
 			if (!f[i] || f[i] == devpath || f[i] == subsys)
 				continue;
-			FUZZ_CHECK(
-				fuzz_string_inside(f[i], buf, buf + size + 1));
+			FUZZ_CHECK(fuzz_string_inside(f[i], buf, buf + size + 1));
 			FUZZ_CHECK(!strchr(f[i], '\n'));
 		}
 	}

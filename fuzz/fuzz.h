@@ -15,18 +15,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: invariant broken: %s\n",       \
-				__FILE__, __LINE__, #cond);                    \
-			abort();                                               \
-		}                                                              \
+#define FUZZ_CHECK(cond)                                                                 \
+	do {                                                                             \
+		if (!(cond)) {                                                           \
+			fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__,       \
+				__LINE__, #cond);                                        \
+			abort();                                                         \
+		}                                                                        \
 	} while (0)
 
 /* Is [p, p + n) inside [lo, hi)? */
-static inline int fuzz_inside(const void *p, size_t n, const void *lo,
-			      const void *hi)
+static inline int fuzz_inside(const void *p, size_t n, const void *lo, const void *hi)
 {
 	const char *c = p, *l = lo, *h = hi;
 
@@ -34,8 +33,7 @@ static inline int fuzz_inside(const void *p, size_t n, const void *lo,
 }
 
 /* Is @s a string inside [lo, hi) whose NUL is inside it too? */
-static inline int fuzz_string_inside(const char *s, const void *lo,
-				     const void *hi)
+static inline int fuzz_string_inside(const char *s, const void *lo, const void *hi)
 {
 	const char *l = lo, *h = hi;
 

@@ -47,8 +47,8 @@ static inline bool fuzz_devname_acceptable(const char *name)
 	FUZZ_CHECK(n < SPEC_VALUE_MAX);
 	memcpy(buf, head, sizeof(head) - 1);
 	memcpy(buf + sizeof(head) - 1, name, n + 1);
-	return uevent_parse(buf, sizeof(head) - 1 + n + 1, &ev) == 0 &&
-	       ev.devname && strcmp(ev.devname, name) == 0;
+	return uevent_parse(buf, sizeof(head) - 1 + n + 1, &ev) == 0 && ev.devname &&
+	       strcmp(ev.devname, name) == 0;
 }
 
 /* The kernel's dev_valid_name(): what an interface can be called. */
@@ -56,12 +56,10 @@ static inline bool fuzz_ifname_valid(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n >= IFNAMSIZ || !strcmp(name, ".") ||
-	    !strcmp(name, ".."))
+	if (n == 0 || n >= IFNAMSIZ || !strcmp(name, ".") || !strcmp(name, ".."))
 		return false;
 	for (; *name; name++)
-		if (*name == '/' || *name == ':' ||
-		    isspace((unsigned char)*name))
+		if (*name == '/' || *name == ':' || isspace((unsigned char)*name))
 			return false;
 	return true;
 }
@@ -85,8 +83,7 @@ static inline void fuzz_check_spec(const struct spec *s, enum dev_kind kind)
 	FUZZ_CHECK(s->has_partnroff || s->partnroff == 0);
 	FUZZ_CHECK(s->partnroff >= -255 && s->partnroff <= 255);
 	FUZZ_CHECK(kind == DEV_NET || s->net_state == NET_EXISTS);
-	FUZZ_CHECK(s->type == SPEC_BLOCK_DEVT ||
-		   (s->major == 0 && s->minor == 0));
+	FUZZ_CHECK(s->type == SPEC_BLOCK_DEVT || (s->major == 0 && s->minor == 0));
 
 	switch (s->type) {
 	case SPEC_BLOCK_DEVT:

@@ -15,40 +15,39 @@
 static int test_failures;
 static int test_checks;
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		test_checks++;                                                 \
-		if (!(cond)) {                                                 \
-			test_failures++;                                       \
-			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__,       \
-				__LINE__, #cond);                              \
-		}                                                              \
+#define CHECK(cond)                                                                      \
+	do {                                                                             \
+		test_checks++;                                                           \
+		if (!(cond)) {                                                           \
+			test_failures++;                                                 \
+			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__,       \
+				#cond);                                                  \
+		}                                                                        \
 	} while (0)
 
-#define CHECK_MSG(cond, ...)                                                   \
-	do {                                                                   \
-		test_checks++;                                                 \
-		if (!(cond)) {                                                 \
-			test_failures++;                                       \
-			fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__,       \
-				__LINE__, #cond);                              \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fputc('\n', stderr);                                   \
-		}                                                              \
+#define CHECK_MSG(cond, ...)                                                             \
+	do {                                                                             \
+		test_checks++;                                                           \
+		if (!(cond)) {                                                           \
+			test_failures++;                                                 \
+			fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__,       \
+				#cond);                                                  \
+			fprintf(stderr, __VA_ARGS__);                                    \
+			fputc('\n', stderr);                                             \
+		}                                                                        \
 	} while (0)
 
-#define CHECK_INT(a, b)                                                        \
-	do {                                                                   \
-		long long _a = (long long)(a), _b = (long long)(b);            \
-		CHECK_MSG(_a == _b, "%s = %lld, expected %lld", #a, _a, _b);   \
+#define CHECK_INT(a, b)                                                                  \
+	do {                                                                             \
+		long long _a = (long long)(a), _b = (long long)(b);                      \
+		CHECK_MSG(_a == _b, "%s = %lld, expected %lld", #a, _a, _b);             \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                        \
-	do {                                                                   \
-		const char *_a = (a), *_b = (b);                               \
-		CHECK_MSG(_a &&_b &&strcmp(_a, _b) == 0,                       \
-			  "%s = \"%s\", expected \"%s\"", #a,                  \
-			  _a ? _a : "(null)", _b ? _b : "(null)");             \
+#define CHECK_STR(a, b)                                                                  \
+	do {                                                                             \
+		const char *_a = (a), *_b = (b);                                         \
+		CHECK_MSG(_a &&_b &&strcmp(_a, _b) == 0, "%s = \"%s\", expected \"%s\"", \
+			  #a, _a ? _a : "(null)", _b ? _b : "(null)");                   \
 	} while (0)
 
 /*
@@ -66,17 +65,17 @@ static inline int test_timing_asserted(void)
 
 /* @ms (a duration in milliseconds) is at most @bound: asserted or
  * reported, see test_timing_asserted(). */
-#define CHECK_WITHIN(ms, bound)                                                \
-	do {                                                                   \
-		unsigned long long _ms = (ms), _bound = (bound);               \
-		if (test_timing_asserted())                                    \
-			CHECK_MSG(_ms <= _bound, "%s = %llu ms, at most %llu", \
-				  #ms, _ms, _bound);                           \
-		else                                                           \
-			fprintf(stderr,                                        \
-				"%s:%d: figure: %s = %llu ms (bound %llu ms, " \
-				"asserted only in the plain build)\n",         \
-				__FILE__, __LINE__, #ms, _ms, _bound);         \
+#define CHECK_WITHIN(ms, bound)                                                          \
+	do {                                                                             \
+		unsigned long long _ms = (ms), _bound = (bound);                         \
+		if (test_timing_asserted())                                              \
+			CHECK_MSG(_ms <= _bound, "%s = %llu ms, at most %llu", #ms, _ms, \
+				  _bound);                                               \
+		else                                                                     \
+			fprintf(stderr,                                                  \
+				"%s:%d: figure: %s = %llu ms (bound %llu ms, "           \
+				"asserted only in the plain build)\n",                   \
+				__FILE__, __LINE__, #ms, _ms, _bound);                   \
 	} while (0)
 
 /* Prints the summary line and returns the exit status for main(). */

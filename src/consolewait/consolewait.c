@@ -95,8 +95,8 @@ static void kmsg_no_console(const char *spec, const char *cmd)
 	/* the boot log gets this line even with -q */
 	if (log_get_level() < LOG_LVL_WARN)
 		log_set_level(LOG_LVL_WARN);
-	log_warn("console %s did not appear: running %s on the inherited stdio",
-		 spec, cmd);
+	log_warn("console %s did not appear: running %s on the inherited stdio", spec,
+		 cmd);
 }
 
 /* @node is the tty found, or NULL when the deadline passed. */
@@ -107,8 +107,8 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
 	if (node) {
 		r = reopen_stdio(node);
 		if (r < 0)
-			log_err("%s: %s: running %s on the inherited stdio",
-				node, strerror(-r), cmd[0]);
+			log_err("%s: %s: running %s on the inherited stdio", node,
+				strerror(-r), cmd[0]);
 	} else if (spec) {
 		kmsg_no_console(spec, cmd[0]);
 	}
@@ -125,8 +125,7 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
  * options, SPEC or the kernel command line are wrong: consolewait(8)
  * ends then without running CMD, as for any other usage error.
  */
-static int wait_console(int argc, char **argv, char *node, char *spec,
-			bool *bad_input)
+static int wait_console(int argc, char **argv, char *node, char *spec, bool *bad_input)
 {
 	struct wait_config cfg;
 	struct engine *e = NULL;
@@ -162,8 +161,7 @@ static int wait_console(int argc, char **argv, char *node, char *spec,
 				       "console= or waitdev.console= on the "
 				       "kernel command line");
 	if (cfg.console.type == SPEC_CONSOLE_OTHER)
-		return cli_usage_error("console %s is not a tty",
-				       cfg.console.text);
+		return cli_usage_error("console %s is not a tty", cfg.console.text);
 	strscpy(spec, cfg.console.text, SPEC_VALUE_MAX);
 	cli_apply_timeout(&c, &cfg);
 	r = cli_run(&c, &cfg, CLI_ROLE_CONSOLE, &e);
@@ -202,8 +200,7 @@ int consolewait_main(int argc, char **argv)
 	 * boot goes on */
 	if (cmd && !bad_input && r < EXIT_SIGNAL_BASE) {
 		/* back only when CMD could not be executed */
-		r = run_cmd(r == EXIT_FOUND ? node : NULL,
-			    spec[0] ? spec : NULL, cmd);
+		r = run_cmd(r == EXIT_FOUND ? node : NULL, spec[0] ? spec : NULL, cmd);
 		log_close_kmsg();
 		return r;
 	}

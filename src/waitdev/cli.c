@@ -62,8 +62,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_program *p,
 	int opt, r;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS,
-				  cli_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT_OPTIONS, cli_options,
+				  NULL)) != -1) {
 		r = cli_option(c, opt, optarg);
 		if (r == 0 && p->option)
 			r = p->option(p->ctx, opt, optarg);
@@ -118,8 +118,7 @@ int cli_usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static int parse_int_arg(const char *opt, const char *arg, long min, long max,
-			 int *out)
+static int parse_int_arg(const char *opt, const char *arg, long min, long max, int *out)
 {
 	char *end;
 	long v;
@@ -170,8 +169,7 @@ int cli_option(struct cli *c, int opt, const char *arg)
 		c->sysfs = arg;
 		return 1;
 	case CLI_OPT_UEVENT_FD:
-		return parse_int_arg("--uevent-fd", arg, 0, INT_MAX,
-				     &c->uevent_fd);
+		return parse_int_arg("--uevent-fd", arg, 0, INT_MAX, &c->uevent_fd);
 	case CLI_OPT_RCVBUF:
 		return parse_int_arg("--rcvbuf", arg, 1, INT_MAX, &c->rcvbuf);
 	case CLI_OPT_MODPROBE:
@@ -237,8 +235,8 @@ void cli_apply_timeout(const struct cli *c, struct wait_config *cfg)
 	cfg->root_ms = cfg->console_ms = cfg->net_ms = c->timeout_ms;
 }
 
-static int add_target(struct engine *e, const char *role,
-		      const struct spec *spec, uint64_t timeout_ms)
+static int add_target(struct engine *e, const char *role, const struct spec *spec,
+		      uint64_t timeout_ms)
 {
 	int r = engine_add_target(e, role, spec, timeout_ms);
 
@@ -250,18 +248,16 @@ static int add_target(struct engine *e, const char *role,
 	if (r == -EOPNOTSUPP)
 		return cli_usage_error("%s %s: needs %s, which this waitdev "
 				       "was built without",
-				       role, spec->text,
-				       spec_need_name(spec_need(spec)));
+				       role, spec->text, spec_need_name(spec_need(spec)));
 	if (r < 0)
-		return cli_usage_error("%s %s: cannot wait for it: %s", role,
-				       spec->text, strerror(-r));
+		return cli_usage_error("%s %s: cannot wait for it: %s", role, spec->text,
+				       strerror(-r));
 	return 0;
 }
 
 static int cli_modload_open(const struct cli *c, struct modload **out)
 {
-	int r = modload_new(out, c->moddir, NULL,
-			    c->dry_run ? MODLOAD_DRY_RUN : 0);
+	int r = modload_new(out, c->moddir, NULL, c->dry_run ? MODLOAD_DRY_RUN : 0);
 
 	if (r == -EOPNOTSUPP)
 		return cli_usage_error("--modprobe: needs libkmod, which this "
@@ -291,8 +287,7 @@ static void setup_logging(const struct cli *c)
 	}
 }
 
-static int add_targets(struct engine *e, const struct wait_config *cfg,
-		       unsigned roles)
+static int add_targets(struct engine *e, const struct wait_config *cfg, unsigned roles)
 {
 	unsigned i;
 	int r;
@@ -307,8 +302,7 @@ static int add_targets(struct engine *e, const struct wait_config *cfg,
 			log_notice("console %s is not a tty: not waited for",
 				   cfg->console.text);
 		} else {
-			r = add_target(e, "console", &cfg->console,
-				       cfg->console_ms);
+			r = add_target(e, "console", &cfg->console, cfg->console_ms);
 			if (r)
 				return r;
 		}
@@ -327,9 +321,8 @@ int cli_write_result(const char *buf, size_t len)
 
 	if (r == 0)
 		return 0;
-	log_err("standard output: %s", r == -EAGAIN ? "no room for the result "
-						      "in time"
-						    : strerror(-r));
+	log_err("standard output: %s",
+		r == -EAGAIN ? "no room for the result in time" : strerror(-r));
 	return EXIT_SYSTEM;
 }
 
@@ -357,8 +350,8 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 		/* asked for on the kernel command line: the boot goes on
 		 * without module loading rather than stop */
 		if (!modload_available())
-			log_warn("waitdev.modprobe=1: built without libkmod, "
-				 "not loading modules");
+			log_warn(
+				"waitdev.modprobe=1: built without libkmod, not loading modules");
 		else if (cli_modload_open(c, &opts.modload))
 			return EXIT_USAGE;
 	}
@@ -375,9 +368,8 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	}
 	log_debug("source: %s", engine_uses_udev(e) ? "udev" : "kernel");
 	if (engine_uses_udev(e) && !source_udev_running())
-		log_warn("--source udev: udevd does not run (nothing "
-			 "listens on /run/udev/control): only its events will "
-			 "be seen, none may come");
+		log_warn(
+			"--source udev: udevd does not run (nothing listens on /run/udev/control): only its events will be seen, none may come");
 	*out = e;
 	r = add_targets(e, cfg, roles);
 	if (r)

@@ -97,8 +97,8 @@ static bool key_eq(const char *key, const char *want)
 	return *key == *want;
 }
 
-static int parse_seconds_key(const char *key, const char *val, uint64_t *ms,
-			     char *err, unsigned errsize)
+static int parse_seconds_key(const char *key, const char *val, uint64_t *ms, char *err,
+			     unsigned errsize)
 {
 	int r;
 
@@ -121,8 +121,8 @@ static int parse_seconds_key(const char *key, const char *val, uint64_t *ms,
 }
 
 /* "1"/"0" like the kernel's bool parameters; a bare key means 1. */
-static int parse_bool_key(const char *key, const char *val, bool *out,
-			  char *err, unsigned errsize)
+static int parse_bool_key(const char *key, const char *val, bool *out, char *err,
+			  unsigned errsize)
 {
 	if (!val || streq(val, "1") || streq(val, "y") || streq(val, "Y")) {
 		*out = true;
@@ -135,20 +135,18 @@ static int parse_bool_key(const char *key, const char *val, bool *out,
 	return 0;
 }
 
-static int parse_ms_key(const char *key, const char *val, uint64_t *ms,
-			char *err, unsigned errsize)
+static int parse_ms_key(const char *key, const char *val, uint64_t *ms, char *err,
+			unsigned errsize)
 {
 	int r;
 
 	if (!val || !*val) {
-		set_err(err, errsize, "%s: needs a number of milliseconds",
-			key);
+		set_err(err, errsize, "%s: needs a number of milliseconds", key);
 		return -EINVAL;
 	}
 	r = parse_u64(val, ms);
 	if (r < 0 || *ms > 366ULL * 24 * 3600 * 1000) {
-		set_err(err, errsize, "%s=%s: not a number of milliseconds",
-			key, val);
+		set_err(err, errsize, "%s=%s: not a number of milliseconds", key, val);
 		return -EINVAL;
 	}
 	return 0;
@@ -172,8 +170,8 @@ struct parse_state {
 	uint64_t consoledelay_ms;
 };
 
-int cmdline_parse_net_list(const char *key, const char *val,
-			   struct wait_config *cfg, char *err, unsigned errsize)
+int cmdline_parse_net_list(const char *key, const char *val, struct wait_config *cfg,
+			   char *err, unsigned errsize)
 {
 	char buf[SPEC_VALUE_MAX * 4];
 	char *save = NULL, *tok;
@@ -187,15 +185,13 @@ int cmdline_parse_net_list(const char *key, const char *val,
 		return -EINVAL;
 	}
 	/* ',' separates specs, but MAC addresses never contain one */
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (cfg->n_net == CMDLINE_NET_MAX) {
-			set_err(err, errsize, "%s: more than %d interfaces",
-				key, CMDLINE_NET_MAX);
+			set_err(err, errsize, "%s: more than %d interfaces", key,
+				CMDLINE_NET_MAX);
 			return -EINVAL;
 		}
-		if (spec_parse_net(tok, &cfg->net[cfg->n_net], serr,
-				   sizeof(serr)) < 0) {
+		if (spec_parse_net(tok, &cfg->net[cfg->n_net], serr, sizeof(serr)) < 0) {
 			set_err(err, errsize, "%s=%s: %s", key, val, serr);
 			return -EINVAL;
 		}
@@ -208,9 +204,8 @@ int cmdline_parse_net_list(const char *key, const char *val,
 	return 0;
 }
 
-static int parse_waitdev_key(const char *key, const char *val,
-			     struct wait_config *cfg, struct parse_state *st,
-			     char *err, unsigned errsize)
+static int parse_waitdev_key(const char *key, const char *val, struct wait_config *cfg,
+			     struct parse_state *st, char *err, unsigned errsize)
 {
 	const char *sub = key + strlen("waitdev.");
 	char serr[200];
@@ -220,14 +215,12 @@ static int parse_waitdev_key(const char *key, const char *val,
 	if (key_eq(sub, "coldplug"))
 		return parse_bool_key(key, val, &cfg->coldplug, err, errsize);
 	if (key_eq(sub, "timeout")) {
-		if (parse_seconds_key(key, val, &cfg->timeout_ms, err,
-				      errsize) < 0)
+		if (parse_seconds_key(key, val, &cfg->timeout_ms, err, errsize) < 0)
 			return -EINVAL;
 		cfg->has_timeout = true;
 		return 0;
 	}
-	if (!key_eq(sub, "root") && !key_eq(sub, "console") &&
-	    !key_eq(sub, "net")) {
+	if (!key_eq(sub, "root") && !key_eq(sub, "console") && !key_eq(sub, "net")) {
 		set_err(err, errsize, "%s: unknown waitdev key", key);
 		return -EINVAL;
 	}
@@ -265,8 +258,7 @@ bad_spec:
 
 /* The kernel takes every console=; /dev/console is the last one. */
 static int parse_console_key(const char *val, struct wait_config *cfg,
-			     struct parse_state *st, char *err,
-			     unsigned errsize)
+			     struct parse_state *st, char *err, unsigned errsize)
 {
 	struct spec console;
 	char serr[200];
@@ -282,14 +274,13 @@ static int parse_console_key(const char *val, struct wait_config *cfg,
 	if (console.type == SPEC_CONSOLE_TTY)
 		st->console_tty = val;
 	else if (cfg->n_skipped < CMDLINE_SKIPPED_MAX)
-		snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX,
-			 "console=%s", val);
+		snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX, "console=%s",
+			 val);
 	return 0;
 }
 
-static int parse_param(const char *key, const char *val,
-		       struct wait_config *cfg, struct parse_state *st,
-		       char *err, unsigned errsize)
+static int parse_param(const char *key, const char *val, struct wait_config *cfg,
+		       struct parse_state *st, char *err, unsigned errsize)
 {
 	if (strncmp(key, "waitdev.", 8) == 0)
 		return parse_waitdev_key(key, val, cfg, st, err, errsize);
@@ -306,13 +297,11 @@ static int parse_param(const char *key, const char *val,
 		st->has_rootwait_ms = false;
 		if (!val)
 			return 0;
-		if (parse_seconds_key(key, val, &st->rootwait_ms, err,
-				      errsize) < 0)
+		if (parse_seconds_key(key, val, &st->rootwait_ms, err, errsize) < 0)
 			return -EINVAL;
 		st->has_rootwait_ms = true;
 	} else if (key_eq(key, "rootdelay")) {
-		if (parse_seconds_key(key, val, &st->rootdelay_ms, err,
-				      errsize) < 0)
+		if (parse_seconds_key(key, val, &st->rootdelay_ms, err, errsize) < 0)
 			return -EINVAL;
 		st->has_rootdelay = true;
 	} else if (key_eq(key, "console")) {
@@ -327,26 +316,25 @@ static int parse_param(const char *key, const char *val,
 		}
 		st->consolewait = true;
 	} else if (key_eq(key, "consoledelay")) {
-		if (parse_ms_key(key, val, &st->consoledelay_ms, err, errsize) <
-		    0)
+		if (parse_ms_key(key, val, &st->consoledelay_ms, err, errsize) < 0)
 			return -EINVAL;
 		st->has_consoledelay = true;
 	}
 	return 0;
 }
 
-static int apply_kernel_keys(struct wait_config *cfg, struct parse_state *st,
-			     char *err, unsigned errsize)
+static int apply_kernel_keys(struct wait_config *cfg, struct parse_state *st, char *err,
+			     unsigned errsize)
 {
 	char serr[200];
 
 	if (!st->waitdev_root && st->root) {
 		if (root_is_network(st->root)) {
 			if (cfg->n_skipped < CMDLINE_SKIPPED_MAX)
-				snprintf(cfg->skipped[cfg->n_skipped++],
-					 SPEC_VALUE_MAX, "root=%s", st->root);
-		} else if (spec_parse_block(st->root, &cfg->root, serr,
-					    sizeof(serr)) < 0) {
+				snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX,
+					 "root=%s", st->root);
+		} else if (spec_parse_block(st->root, &cfg->root, serr, sizeof(serr)) <
+			   0) {
 			set_err(err, errsize, "root=%s: %s", st->root, serr);
 			return -EINVAL;
 		} else {
@@ -356,8 +344,7 @@ static int apply_kernel_keys(struct wait_config *cfg, struct parse_state *st,
 	if (!st->waitdev_console && st->console_tty) {
 		if (spec_parse_console(st->console_tty, &cfg->console, serr,
 				       sizeof(serr)) < 0) {
-			set_err(err, errsize, "console=%s: %s", st->console_tty,
-				serr);
+			set_err(err, errsize, "console=%s: %s", st->console_tty, serr);
 			return -EINVAL;
 		}
 		cfg->has_console = true;
@@ -382,8 +369,7 @@ static int apply_kernel_keys(struct wait_config *cfg, struct parse_state *st,
 	return 0;
 }
 
-int cmdline_parse(const char *text, struct wait_config *cfg, char *err,
-		  unsigned errsize)
+int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned errsize)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct parse_state st = { 0 };
@@ -391,8 +377,7 @@ int cmdline_parse(const char *text, struct wait_config *cfg, char *err,
 	size_t len = strlen(text);
 
 	if (len > CMDLINE_MAX) {
-		set_err(err, errsize, "command line longer than %d bytes",
-			CMDLINE_MAX);
+		set_err(err, errsize, "command line longer than %d bytes", CMDLINE_MAX);
 		return -EINVAL;
 	}
 	buf = strdup(text);
@@ -430,8 +415,7 @@ int cmdline_parse_file(const char *path, struct wait_config *cfg, char *err,
 		return (int)n;
 	}
 	if (n > CMDLINE_MAX) {
-		set_err(err, errsize, "%s: longer than %d bytes", path,
-			CMDLINE_MAX);
+		set_err(err, errsize, "%s: longer than %d bytes", path, CMDLINE_MAX);
 		return -EINVAL;
 	}
 	if (memchr(buf, '\0', (size_t)n)) {

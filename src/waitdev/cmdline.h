@@ -66,16 +66,14 @@ char *cmdline_next_arg(char *args, char **param, char **val);
  * one-line message naming the key in @err. Unknown waitdev.* keys are
  * errors; keys of other subsystems are ignored.
  */
-int cmdline_parse(const char *text, struct wait_config *cfg, char *err,
-		  unsigned errsize);
+int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned errsize);
 
 /*
  * Parses a comma-separated list of net specs (the value of waitdev.net=)
  * into @cfg->net, replacing what was there; @key names it in messages.
  */
-int cmdline_parse_net_list(const char *key, const char *val,
-			   struct wait_config *cfg, char *err,
-			   unsigned errsize);
+int cmdline_parse_net_list(const char *key, const char *val, struct wait_config *cfg,
+			   char *err, unsigned errsize);
 
 /* Reads @path (default /proc/cmdline) and parses it. -errno on I/O
  * errors (message in @err). */

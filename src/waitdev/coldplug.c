@@ -60,8 +60,7 @@ int coldplug_trigger(struct sysfs *sysfs)
 	DIR *dir;
 	int fd, count = 0;
 
-	fd = openat(sysfs_dirfd(sysfs), "bus",
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(sysfs_dirfd(sysfs), "bus", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	dir = fdopendir(fd);

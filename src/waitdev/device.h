@@ -51,7 +51,7 @@ struct device {
 	char *fs_label;
 	char *part_uuid;
 	char *devlinks; /* udev: space-separated /dev/disk/by-* links */
-	char *dm_name; /* device-mapper name (/dev/mapper/NAME), sysfs dm/name */
+	char *dm_name;	/* device-mapper name (/dev/mapper/NAME), sysfs dm/name */
 
 	/* net */
 	int ifindex;

@@ -57,8 +57,7 @@ struct device *devtab_find_ifindex(const struct devtab *tab, int ifindex)
 	size_t i;
 
 	for (i = 0; i < tab->n; i++)
-		if (tab->devs[i]->kind == DEV_NET &&
-		    tab->devs[i]->ifindex == ifindex)
+		if (tab->devs[i]->kind == DEV_NET && tab->devs[i]->ifindex == ifindex)
 			return tab->devs[i];
 	return NULL;
 }
@@ -125,8 +124,7 @@ static int udev_properties(struct device *dev, const struct uevent *ev)
 	return 0;
 }
 
-struct device *devtab_update(struct devtab *tab, const struct uevent *ev,
-			     unsigned gen)
+struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsigned gen)
 {
 	enum dev_kind kind = devtab_kind_of(ev->subsystem);
 	struct device *dev = NULL;
@@ -170,8 +168,7 @@ struct device *devtab_update(struct devtab *tab, const struct uevent *ev,
 			dev->is_partition = streq(ev->devtype, "partition");
 		if (ev->partn)
 			dev->partn = ev->partn;
-		if (ev->partname &&
-		    set_string(&dev->partname, ev->partname) < 0)
+		if (ev->partname && set_string(&dev->partname, ev->partname) < 0)
 			goto nomem;
 		if (ev->diskseq)
 			dev->diskseq = ev->diskseq;

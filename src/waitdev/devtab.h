@@ -27,8 +27,7 @@ enum dev_kind devtab_kind_of(const char *subsystem);
  * set for untracked subsystems (EINVAL) or no memory (ENOMEM). The
  * record's generation is set to @gen.
  */
-struct device *devtab_update(struct devtab *tab, const struct uevent *ev,
-			     unsigned gen);
+struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsigned gen);
 struct device *devtab_find(const struct devtab *tab, const char *devpath);
 struct device *devtab_find_ifindex(const struct devtab *tab, int ifindex);
 void devtab_remove(struct devtab *tab, struct device *dev);

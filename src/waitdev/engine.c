@@ -124,8 +124,8 @@ void engine_free(struct engine *e)
 	free(e);
 }
 
-int engine_add_target(struct engine *e, const char *role,
-		      const struct spec *spec, uint64_t timeout_ms)
+int engine_add_target(struct engine *e, const char *role, const struct spec *spec,
+		      uint64_t timeout_ms)
 {
 	enum spec_need need = spec_need(spec);
 	enum dev_kind kind = spec_kind(spec);
@@ -215,21 +215,20 @@ static uint64_t elapsed_ms(const struct engine *e)
 	return now_ms() - e->start_ms;
 }
 
-static void target_found(struct engine *e, struct target *t,
-			 const struct device *dev)
+static void target_found(struct engine *e, struct target *t, const struct device *dev)
 {
 	t->state = TARGET_FOUND;
 	t->dev = dev;
 	t->waited_ms = elapsed_ms(e);
 	if (device_node(dev, t->node, sizeof(t->node)) < 0)
 		strscpy(t->node, dev->name ? dev->name : "?", sizeof(t->node));
-	log_notice("%s %s: found %s after %llu.%03llu s", t->role, t->spec.text,
-		   t->node, (unsigned long long)(t->waited_ms / 1000),
+	log_notice("%s %s: found %s after %llu.%03llu s", t->role, t->spec.text, t->node,
+		   (unsigned long long)(t->waited_ms / 1000),
 		   (unsigned long long)(t->waited_ms % 1000));
 	/* the storm test tells "its uevent came" from "the rescan saved it" */
 	if (e->rescanning)
-		log_debug("%s %s: found by the rescan after an overflow",
-			  t->role, t->spec.text);
+		log_debug("%s %s: found by the rescan after an overflow", t->role,
+			  t->spec.text);
 }
 
 /* PARTUUID=X/PARTNROFF=N: partition number + N on the disk of X. */
@@ -264,8 +263,7 @@ static bool target_accepts(const struct engine *e, const struct target *t,
 }
 
 /* The first record in the table a target accepts, other than @skip. */
-static const struct device *target_find(const struct engine *e,
-					const struct target *t,
+static const struct device *target_find(const struct engine *e, const struct target *t,
 					const struct device *skip)
 {
 	size_t i;
@@ -287,8 +285,7 @@ static void target_lost(struct engine *e, struct target *t, const char *why)
 {
 	const struct device *gone = t->dev, *other;
 
-	log_notice("%s %s: %s %s, waiting again", t->role, t->spec.text,
-		   t->node, why);
+	log_notice("%s %s: %s %s, waiting again", t->role, t->spec.text, t->node, why);
 	t->state = TARGET_WAITING;
 	t->dev = NULL;
 	t->node[0] = '\0';
@@ -329,8 +326,7 @@ static void engine_evaluate(struct engine *e, const struct device *dev)
 			target_refresh(t);
 		} else if (t->state == TARGET_WAITING && ok) {
 			target_found(e, t, dev);
-		} else if (t->state == TARGET_WAITING &&
-			   t->spec.has_partnroff) {
+		} else if (t->state == TARGET_WAITING && t->spec.has_partnroff) {
 			/* the anchor partition may have come after the one
 			 * it points at: that one is a match only now */
 			other = target_find(e, t, NULL);
@@ -370,11 +366,9 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
 
 		if (t->state == TARGET_FOUND && t->dev == dev)
 			return true;
-		if (t->state != TARGET_WAITING ||
-		    spec_kind(&t->spec) != DEV_BLOCK)
+		if (t->state != TARGET_WAITING || spec_kind(&t->spec) != DEV_BLOCK)
 			continue;
-		if (spec_need(&t->spec) == SPEC_NEED_PROBE ||
-		    spec_match(&t->spec, dev))
+		if (spec_need(&t->spec) == SPEC_NEED_PROBE || spec_match(&t->spec, dev))
 			return true;
 	}
 	return false;
@@ -389,12 +383,10 @@ static bool engine_wants_probe(const struct engine *e, const struct device *dev)
  * older kernels) the medium may have been swapped in the overflow's
  * window, unannounced.
  */
-static bool engine_same_medium(const struct device *dev,
-			       const struct uevent *ev)
+static bool engine_same_medium(const struct device *dev, const struct uevent *ev)
 {
-	return ev->seqnum == 0 && (dev->probed || dev->probe_id) &&
-	       dev->diskseq != 0 && dev->diskseq == dev->probed_diskseq &&
-	       dev->size == dev->probed_size;
+	return ev->seqnum == 0 && (dev->probed || dev->probe_id) && dev->diskseq != 0 &&
+	       dev->diskseq == dev->probed_diskseq && dev->size == dev->probed_size;
 }
 
 static int engine_probe_start(struct engine *e, struct device *dev)
@@ -450,8 +442,7 @@ static int engine_probe_start(struct engine *e, struct device *dev)
  * keeps its result. The probe runs in a child; its result comes through
  * engine_on_probe().
  */
-static int engine_probe(struct engine *e, struct device *dev,
-			const struct uevent *ev)
+static int engine_probe(struct engine *e, struct device *dev, const struct uevent *ev)
 {
 	if (engine_same_medium(dev, ev))
 		return 0;
@@ -487,15 +478,13 @@ static int engine_probe_done(struct engine *e, const struct probe_msg *msg)
 		if (r < 0)
 			return r;
 	} else if (errno_is_resource(msg->err)) {
-		return engine_fail(e, msg->err, "cannot probe /dev/%s",
-				   dev->name);
+		return engine_fail(e, msg->err, "cannot probe /dev/%s", dev->name);
 	} else if (msg->err < 0) {
 		/* unreadable: we know nothing, readiness goes by size */
 		log_debug("%s: probe: %s", dev->name, strerror(-msg->err));
 		device_forget_probe(dev);
 	} else if (probe_msg_apply(msg, dev) < 0) {
-		return engine_fail(e, -ENOMEM, "cannot probe /dev/%s",
-				   dev->name);
+		return engine_fail(e, -ENOMEM, "cannot probe /dev/%s", dev->name);
 	} else {
 		log_debug("%s: type %s uuid %s label %s partuuid %s", dev->name,
 			  dev->fs_type ? dev->fs_type : "-",
@@ -534,8 +523,8 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 		modload_request(e->opts.modload, ev->modalias);
 	if (!e->want[kind] || kind == DEV_OTHER)
 		return 0;
-	log_debug("uevent %s %s %s", uevent_action_name(ev->action),
-		  ev->subsystem, ev->devpath);
+	log_debug("uevent %s %s %s", uevent_action_name(ev->action), ev->subsystem,
+		  ev->devpath);
 	switch (ev->action) {
 	case UEVENT_REMOVE:
 		dev = devtab_find(e->devtab, ev->devpath);
@@ -555,8 +544,8 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 	if (!dev)
 		return errno == ENOMEM ? -ENOMEM : 0;
 	if (ev->udev && kind == DEV_BLOCK)
-		log_debug("%s: udev: type %s uuid %s label %s partuuid %s",
-			  ev->devpath, ev->fs_type ? ev->fs_type : "-",
+		log_debug("%s: udev: type %s uuid %s label %s partuuid %s", ev->devpath,
+			  ev->fs_type ? ev->fs_type : "-",
 			  ev->fs_uuid ? ev->fs_uuid : "-",
 			  ev->fs_label ? ev->fs_label : "-",
 			  ev->part_uuid ? ev->part_uuid : "-");
@@ -569,8 +558,7 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 	} else {
 		r = sysfs_read_attrs(e->sysfs, dev);
 		if (errno_is_resource(r))
-			return engine_fail(e, r, "cannot read sysfs for %s",
-					   ev->devpath);
+			return engine_fail(e, r, "cannot read sysfs for %s", ev->devpath);
 		if (r < 0 && kind != DEV_BLOCK) {
 			/*
 			 * An interface or tty whose "add" is read after it
@@ -626,8 +614,7 @@ static int engine_scan(struct engine *e, bool sweep)
 	e->rescanning = false;
 	if (r < 0)
 		return engine_fail(e, r, "cannot scan sysfs at %s",
-				   e->opts.sysfs_root ? e->opts.sysfs_root
-						      : "/sys");
+				   e->opts.sysfs_root ? e->opts.sysfs_root : "/sys");
 	return 0;
 }
 
@@ -641,8 +628,7 @@ static bool target_settled(const struct target *t, uint64_t now)
 {
 	if (t->state == TARGET_WAITING)
 		return false;
-	return t->state != TARGET_FOUND || !t->dev->probe_id ||
-	       t->deadline <= now;
+	return t->state != TARGET_FOUND || !t->dev->probe_id || t->deadline <= now;
 }
 
 static bool engine_done(const struct engine *e)
@@ -699,14 +685,12 @@ static void engine_expire(struct engine *e)
 			continue;
 		t->state = TARGET_EXPIRED;
 		t->waited_ms = elapsed_ms(e);
-		log_info("%s %s: not found within %llu.%03llu s", t->role,
-			 t->spec.text,
+		log_info("%s %s: not found within %llu.%03llu s", t->role, t->spec.text,
 			 (unsigned long long)(t->timeout_ms / 1000),
 			 (unsigned long long)(t->timeout_ms % 1000));
 		ns = now_ns();
-		log_debug("%s %s: expired at %llu.%03llu ms (CLOCK_MONOTONIC)",
-			  t->role, t->spec.text,
-			  (unsigned long long)(ns / 1000000),
+		log_debug("%s %s: expired at %llu.%03llu ms (CLOCK_MONOTONIC)", t->role,
+			  t->spec.text, (unsigned long long)(ns / 1000000),
 			  (unsigned long long)(ns / 1000 % 1000));
 	}
 }
@@ -725,8 +709,8 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 	/* renamed: the "move" uevent says so too, but maybe later */
 	if (link->ifname && !streq(dev->name, link->ifname) &&
 	    device_set_name(dev, link->ifname) < 0)
-		log_warn("interface %d renamed to %s: %s", link->ifindex,
-			 link->ifname, strerror(ENOMEM));
+		log_warn("interface %d renamed to %s: %s", link->ifindex, link->ifname,
+			 strerror(ENOMEM));
 	dev->flags = link->flags;
 	dev->operstate = link->operstate;
 	if (link->mac && link->mac_len <= DEV_MAC_MAX) {
@@ -756,8 +740,8 @@ static int engine_uevent_overflow(struct engine *e, bool reported)
 		log_info("uevent receive buffer overflowed, rescanning sysfs");
 		e->uevent_congested = true;
 	} else {
-		log_info("uevent queue read empty after an overflow, "
-			 "rescanning sysfs again");
+		log_info(
+			"uevent queue read empty after an overflow, rescanning sysfs again");
 		e->uevent_congested = false;
 	}
 	e->stats.rescans++;
@@ -782,8 +766,7 @@ static int engine_on_source(struct engine *e)
 		if (r < 0)
 			return r;
 		/* found: the rest of the queue is not ours to read */
-		if (engine_done(e) || ++n == ENGINE_BATCH ||
-		    now_ms() >= e->next_deadline)
+		if (engine_done(e) || ++n == ENGINE_BATCH || now_ms() >= e->next_deadline)
 			return 0;
 	}
 	if (r == 0 && e->uevent_congested)
@@ -793,11 +776,9 @@ static int engine_on_source(struct engine *e)
 	if (r == -EPIPE) {
 		log_debug("uevent feed closed");
 		/* left in, the closed feed would wake us for ever */
-		if (epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source),
-			      NULL) < 0)
+		if (epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, source_fd(e->source), NULL) < 0)
 			return engine_fail(e, -errno,
-					   "cannot stop watching the closed "
-					   "uevent feed");
+					   "cannot stop watching the closed uevent feed");
 		return 0;
 	}
 	return r;
@@ -812,8 +793,7 @@ static void engine_reread_links(struct engine *e)
 	for (i = 0; i < devtab_count(e->devtab); i++) {
 		struct device *dev = devtab_at(e->devtab, i);
 
-		if (dev->kind == DEV_NET &&
-		    sysfs_read_attrs(e->sysfs, dev) == 0)
+		if (dev->kind == DEV_NET && sysfs_read_attrs(e->sysfs, dev) == 0)
 			engine_evaluate(e, dev);
 	}
 }
@@ -826,8 +806,8 @@ static int engine_on_rtnl(struct engine *e)
 	if (r == 1)
 		return 0; /* a full batch: epoll brings us back for the rest */
 	if (r == 0 && e->rtnl_congested) {
-		log_info("rtnetlink queue read empty after an overflow, "
-			 "rereading link state again");
+		log_info(
+			"rtnetlink queue read empty after an overflow, rereading link state again");
 		e->rtnl_congested = false;
 		engine_reread_links(e);
 		return 0;
@@ -853,8 +833,7 @@ static int engine_on_signal(struct engine *e)
 
 static int epoll_add(int epfd, int fd, int tag)
 {
-	struct epoll_event ev = { .events = EPOLLIN,
-				  .data.u32 = (uint32_t)tag };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)tag };
 
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
@@ -887,15 +866,11 @@ static int engine_subscribe(struct engine *e)
 
 	r = sysfs_open(e->opts.sysfs_root, &e->sysfs);
 	if (r == -ENODEV)
-		return engine_fail(e, r,
-				   "%s is not a sysfs (is sysfs mounted "
-				   "there?)",
-				   e->opts.sysfs_root ? e->opts.sysfs_root
-						      : "/sys");
+		return engine_fail(e, r, "%s is not a sysfs (is sysfs mounted there?)",
+				   e->opts.sysfs_root ? e->opts.sysfs_root : "/sys");
 	if (r < 0)
 		return engine_fail(e, r, "cannot open sysfs at %s",
-				   e->opts.sysfs_root ? e->opts.sysfs_root
-						      : "/sys");
+				   e->opts.sysfs_root ? e->opts.sysfs_root : "/sys");
 	if (e->use_udev)
 		r = source_open_udev(&e->source, e->opts.rcvbuf);
 	else if (e->opts.uevent_fd >= 0) {
@@ -908,8 +883,7 @@ static int engine_subscribe(struct engine *e)
 	if (e->want_link) {
 		r = rtnl_open(&e->rtnl);
 		if (r < 0)
-			return engine_fail(e, r,
-					   "cannot subscribe to rtnetlink");
+			return engine_fail(e, r, "cannot subscribe to rtnetlink");
 	}
 	return 0;
 }
@@ -940,8 +914,7 @@ static int engine_setup(struct engine *e)
 	if (r == 0 && e->want_probe) {
 		r = prober_new(&e->prober, e->opts.probe);
 		if (r == 0)
-			r = epoll_add(e->epoll_fd, prober_fd(e->prober),
-				      TAG_PROBE);
+			r = epoll_add(e->epoll_fd, prober_fd(e->prober), TAG_PROBE);
 	}
 	return r;
 }
@@ -998,12 +971,10 @@ static void engine_log_clock(const struct engine *e)
 	unsigned int i;
 
 	log_debug("subscribed at %llu ms (CLOCK_MONOTONIC), started at %llu ms",
-		  (unsigned long long)now_ms(),
-		  (unsigned long long)e->start_ms);
+		  (unsigned long long)now_ms(), (unsigned long long)e->start_ms);
 	for (i = 0; i < e->n_targets; i++)
 		if (e->targets[i].deadline != DEADLINE_NEVER)
-			log_debug("%s %s: deadline at %llu ms "
-				  "(CLOCK_MONOTONIC)",
+			log_debug("%s %s: deadline at %llu ms (CLOCK_MONOTONIC)",
 				  e->targets[i].role, e->targets[i].spec.text,
 				  (unsigned long long)e->targets[i].deadline);
 }
@@ -1026,8 +997,7 @@ static void engine_log_waiting(const struct engine *e)
 			log_notice("%s %s: not there yet, waiting", t->role,
 				   t->spec.text);
 		else
-			log_notice("%s %s: not there yet, waiting up to "
-				   "%llu.%03llu s",
+			log_notice("%s %s: not there yet, waiting up to %llu.%03llu s",
 				   t->role, t->spec.text,
 				   (unsigned long long)(t->timeout_ms / 1000),
 				   (unsigned long long)(t->timeout_ms % 1000));

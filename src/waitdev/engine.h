@@ -90,8 +90,8 @@ void engine_free(struct engine *e);
  * this build or this source lacks (see spec_need()), -E2BIG past
  * ENGINE_TARGETS_MAX.
  */
-int engine_add_target(struct engine *e, const char *role,
-		      const struct spec *spec, uint64_t timeout_ms);
+int engine_add_target(struct engine *e, const char *role, const struct spec *spec,
+		      uint64_t timeout_ms);
 
 /*
  * Waits until every target is found or expired. Returns EXIT_FOUND,

@@ -51,8 +51,7 @@ enum log_level log_get_level(void)
 
 int log_open_kmsg(const char *path)
 {
-	int fd = open(path ? path : "/dev/kmsg",
-		      O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path ? path : "/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;
@@ -98,8 +97,7 @@ bool log_kmsg_wanted(void)
  */
 static void log_stderr(const char *line, int n)
 {
-	unsigned long lost =
-		__atomic_exchange_n(&log_dropped, 0, __ATOMIC_RELAXED);
+	unsigned long lost = __atomic_exchange_n(&log_dropped, 0, __ATOMIC_RELAXED);
 	char buf[1200];
 	int len = 0;
 
@@ -108,8 +106,8 @@ static void log_stderr(const char *line, int n)
 			       "%s: (%lu log lines dropped: stderr had no "
 			       "room)\n",
 			       log_program, lost);
-	len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%s: %.*s\n",
-			log_program, n, line);
+	len += snprintf(buf + len, sizeof(buf) - (size_t)len, "%s: %.*s\n", log_program,
+			n, line);
 	if ((size_t)len >= sizeof(buf)) {
 		len = sizeof(buf) - 1;
 		buf[len - 1] = '\n';
@@ -145,8 +143,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (kmsg_fd >= 0) {
 		char rec[1100];
 		/* the kernel takes "<N>" as the record's level */
-		int len = snprintf(rec, sizeof(rec), "<%d>%s: %.*s\n", level,
-				   log_program, n, line);
+		int len = snprintf(rec, sizeof(rec), "<%d>%s: %.*s\n", level, log_program,
+				   n, line);
 
 		/* the log is best effort: never fail the wait over it */
 		if (len > 0 && write(kmsg_fd, rec, (size_t)len) < 0)

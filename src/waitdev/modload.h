@@ -31,8 +31,8 @@ bool modload_available(void);
  * directories, NULL for the system's. Returns 0 or -errno (-EOPNOTSUPP
  * without a back end).
  */
-int modload_new(struct modload **out, const char *dirname,
-		const char *const *config, unsigned flags);
+int modload_new(struct modload **out, const char *dirname, const char *const *config,
+		unsigned flags);
 /*
  * Drops what is still queued and frees the loader. A load in progress is
  * not waited for (the device it produces no longer matters to us; the

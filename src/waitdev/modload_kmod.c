@@ -44,8 +44,8 @@ bool modload_available(void)
 	return true;
 }
 
-static void kmod_log(void *data, int priority, const char *file, int line,
-		     const char *fn, const char *format, va_list args)
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+		     const char *format, va_list args)
 {
 	char msg[512];
 
@@ -57,8 +57,7 @@ static void kmod_log(void *data, int priority, const char *file, int line,
 	log_debug("libkmod (%d): %s", priority, msg);
 }
 
-static void print_action(struct kmod_module *mod, bool install,
-			 const char *options)
+static void print_action(struct kmod_module *mod, bool install, const char *options)
 {
 	(void)install;
 	log_notice("dry run: would load %s%s%s", kmod_module_get_name(mod),
@@ -96,15 +95,12 @@ static void load_alias(struct modload *ml, const char *alias)
 		pthread_mutex_unlock(&ml->lock);
 		/* each alias is tried once, so this is said once */
 		if (r < 0)
-			log_warn("cannot load %s (for %s): %s",
-				 kmod_module_get_name(mod), alias,
-				 strerror(-r));
+			log_warn("cannot load %s (for %s): %s", kmod_module_get_name(mod),
+				 alias, strerror(-r));
 		else if (r > 0)
-			log_info("%s is blacklisted",
-				 kmod_module_get_name(mod));
+			log_info("%s is blacklisted", kmod_module_get_name(mod));
 		else if (!(flags & KMOD_PROBE_DRY_RUN))
-			log_info("loaded %s for %s", kmod_module_get_name(mod),
-				 alias);
+			log_info("loaded %s for %s", kmod_module_get_name(mod), alias);
 		kmod_module_unref(mod);
 	}
 	kmod_module_unref_list(list);
@@ -138,8 +134,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int modload_new(struct modload **out, const char *dirname,
-		const char *const *config, unsigned flags)
+int modload_new(struct modload **out, const char *dirname, const char *const *config,
+		unsigned flags)
 {
 	struct modload *ml = calloc(1, sizeof(*ml));
 	int r;
@@ -157,8 +153,8 @@ int modload_new(struct modload **out, const char *dirname,
 	/* the indexes now, not on the first uevent */
 	r = kmod_load_resources(ml->ctx);
 	if (r < 0) /* libkmod falls back to reading them on demand */
-		log_info("module indexes in %s: %s",
-			 dirname ? dirname : "/lib/modules", strerror(-r));
+		log_info("module indexes in %s: %s", dirname ? dirname : "/lib/modules",
+			 strerror(-r));
 	pthread_mutex_init(&ml->lock, NULL);
 	pthread_cond_init(&ml->wake, NULL);
 	pthread_cond_init(&ml->idle, NULL);
@@ -206,8 +202,7 @@ int modload_request(struct modload *ml, const char *modalias)
 		return 0;
 	mine = strdup(modalias);
 	theirs = strdup(modalias);
-	if (!mine || !theirs ||
-	    push(&ml->seen, &ml->n_seen, &ml->cap_seen, mine) < 0) {
+	if (!mine || !theirs || push(&ml->seen, &ml->n_seen, &ml->cap_seen, mine) < 0) {
 		free(mine);
 		free(theirs);
 		return -ENOMEM;

@@ -15,8 +15,8 @@ bool modload_available(void)
 	return false;
 }
 
-int modload_new(struct modload **out, const char *dirname,
-		const char *const *config, unsigned flags)
+int modload_new(struct modload **out, const char *dirname, const char *const *config,
+		unsigned flags)
 {
 	(void)dirname;
 	(void)config;

@@ -43,8 +43,7 @@ int modprobe_main(int argc, char **argv)
 	startup_fds();
 	log_set_program("modprobe");
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "qvnd:abh", options, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, "qvnd:abh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			log_set_level(LOG_LVL_ERR - 1); /* silent */
@@ -75,10 +74,8 @@ int modprobe_main(int argc, char **argv)
 	}
 	r = modload_new(&ml, dirname, NULL, flags);
 	if (r < 0) {
-		log_err("cannot load modules: %s", r == -EOPNOTSUPP
-							   ? "built without "
-							     "libkmod"
-							   : strerror(-r));
+		log_err("cannot load modules: %s",
+			r == -EOPNOTSUPP ? "built without libkmod" : strerror(-r));
 		return 1;
 	}
 	for (; optind < argc; optind++) {

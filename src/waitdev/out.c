@@ -50,8 +50,7 @@ int out_write(int fd, const void *buf, size_t len, bool is_log)
 			return -errno;
 		if (r == 0) {
 			if (is_log)
-				__atomic_store_n(&log_stuck, true,
-						 __ATOMIC_RELAXED);
+				__atomic_store_n(&log_stuck, true, __ATOMIC_RELAXED);
 			return -EAGAIN;
 		}
 		if (pfd.revents & POLLNVAL)

@@ -55,8 +55,7 @@ int probe_block(struct device *dev, const char *node)
 	if (r == 0) {
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_set_superblocks_flags(
-			pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID |
-				    BLKID_SUBLKS_LABEL);
+			pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
 		blkid_probe_enable_partitions(pr, 1);
 		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 		r = blkid_do_safeprobe(pr);

@@ -61,8 +61,7 @@ static void prober_reap(struct prober *p)
 	for (i = 0; i < p->n; i++) {
 		struct child *c = &p->children[i];
 
-		if (c->fd < 0 && !c->reaped &&
-		    waitpid(c->pid, NULL, WNOHANG) == c->pid)
+		if (c->fd < 0 && !c->reaped && waitpid(c->pid, NULL, WNOHANG) == c->pid)
 			c->reaped = true;
 		if (!c->reaped || c->fd >= 0)
 			p->children[kept++] = *c;
@@ -136,8 +135,7 @@ child_run(probe_fn fn, const char *node, uint32_t id, int wfd, pid_t parent)
 #ifdef SYS_close_range
 	if (wfd > 3)
 		syscall(SYS_close_range, 3U, (unsigned int)wfd - 1, 0U);
-	syscall(SYS_close_range, (unsigned int)(wfd < 3 ? 3 : wfd + 1), ~0U,
-		0U);
+	syscall(SYS_close_range, (unsigned int)(wfd < 3 ? 3 : wfd + 1), ~0U, 0U);
 #endif
 
 	memset(&dev, 0, sizeof(dev));
@@ -167,8 +165,7 @@ int prober_start(struct prober *p, const char *node, uint32_t *id)
 	prober_reap(p);
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct child *cs =
-			realloc(p->children, cap * sizeof(*p->children));
+		struct child *cs = realloc(p->children, cap * sizeof(*p->children));
 
 		if (!cs)
 			return -ENOMEM;

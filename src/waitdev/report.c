@@ -22,8 +22,7 @@
 #define REPORT_LINE_MAX 600
 
 /* @name escaped and cut into @buf (REPORT_NAME_WIDTH), "" for NULL. */
-#define shown(name, buf)                                                       \
-	(escape_name((name) ? (name) : "", (buf), sizeof(buf)), (buf))
+#define shown(name, buf) (escape_name((name) ? (name) : "", (buf), sizeof(buf)), (buf))
 
 int report_parse_format(const char *s, enum report_format *fmt)
 {
@@ -111,8 +110,7 @@ static void report_shell(FILE *out, const struct engine *e)
 		for (i = n = 0; i < engine_target_count(e); i++) {
 			const struct target *t = engine_target(e, i);
 
-			if (!streq(t->role, vars[v].role) ||
-			    t->state != TARGET_FOUND)
+			if (!streq(t->role, vars[v].role) || t->state != TARGET_FOUND)
 				continue;
 			fprintf(out, n++ ? " " : "%s='", vars[v].var);
 			shell_quoted_part(out, t->node);
@@ -139,8 +137,7 @@ static void report_json(FILE *out, const struct engine *e)
 
 	for (i = 0; i < n; i++)
 		all &= engine_target(e, i)->state == TARGET_FOUND;
-	fprintf(out, "{\"status\":\"%s\",\"targets\":[",
-		all ? "found" : "timeout");
+	fprintf(out, "{\"status\":\"%s\",\"targets\":[", all ? "found" : "timeout");
 	for (i = 0; i < n; i++) {
 		const struct target *t = engine_target(e, i);
 
@@ -148,14 +145,12 @@ static void report_json(FILE *out, const struct engine *e)
 		json_string(out, t->role);
 		fputs(",\"spec\":", out);
 		json_string(out, t->spec.text);
-		fprintf(out,
-			",\"state\":\"%s\",\"device\":", state_name(t->state));
+		fprintf(out, ",\"state\":\"%s\",\"device\":", state_name(t->state));
 		if (t->state == TARGET_FOUND)
 			json_string(out, t->node);
 		else
 			fputs("null", out);
-		fprintf(out, ",\"waited_ms\":%llu}",
-			(unsigned long long)t->waited_ms);
+		fprintf(out, ",\"waited_ms\":%llu}", (unsigned long long)t->waited_ms);
 	}
 	fputs("]}\n", out);
 }
@@ -238,15 +233,14 @@ static void seen_block(const struct device *d)
 		len += (size_t)snprintf(fs, sizeof(fs),
 					", several filesystem signatures");
 	if (d->part_uuid && !d->probe_id && len < sizeof(fs))
-		len += (size_t)snprintf(fs + len, sizeof(fs) - len,
-					", PARTUUID=%s", partuuid);
+		len += (size_t)snprintf(fs + len, sizeof(fs) - len, ", PARTUUID=%s",
+					partuuid);
 	/* root=/dev/mapper/NAME and /dev/VG/LV name this, not dm-N */
 	if (d->dm_name && len < sizeof(fs))
 		snprintf(fs + len, sizeof(fs) - len, ", /dev/mapper/%s", dm);
-	log_err("  seen block %s (%u:%u, %s%s%s%s%s%s)", d->name ? name : "?",
-		d->major, d->minor, size, d->is_partition ? ", partition" : "",
-		d->partname ? " \"" : "", partname, d->partname ? "\"" : "",
-		fs);
+	log_err("  seen block %s (%u:%u, %s%s%s%s%s%s)", d->name ? name : "?", d->major,
+		d->minor, size, d->is_partition ? ", partition" : "",
+		d->partname ? " \"" : "", partname, d->partname ? "\"" : "", fs);
 }
 
 static const char *operstate_name(unsigned s)
@@ -265,8 +259,8 @@ static void seen_net(const struct device *d)
 
 	device_format_mac(d, mac, sizeof(mac));
 	log_err("  seen interface %s (%s, %s, %s, operstate %s)",
-		d->name ? shown(d->name, name) : "?",
-		mac[0] ? mac : "no address", d->flags & IFF_UP ? "up" : "down",
+		d->name ? shown(d->name, name) : "?", mac[0] ? mac : "no address",
+		d->flags & IFF_UP ? "up" : "down",
 		d->flags & IFF_RUNNING ? "carrier" : "no carrier",
 		operstate_name(d->operstate));
 }
@@ -309,8 +303,8 @@ static void seen_ttys(const struct devtab *tab)
 		return;
 	}
 	if (vts)
-		log_err("  seen ttys: %s%s(%u virtual terminals)", line,
-			len ? " " : "", vts);
+		log_err("  seen ttys: %s%s(%u virtual terminals)", line, len ? " " : "",
+			vts);
 	else
 		log_err("  seen ttys: %s", line);
 }
@@ -328,8 +322,7 @@ static int by_name(const void *a, const void *b)
 static bool is_unused_loop(const struct device *d)
 {
 	return d->size == 0 && d->name &&
-	       (strncmp(d->name, "loop", 4) == 0 ||
-		strncmp(d->name, "ram", 3) == 0);
+	       (strncmp(d->name, "loop", 4) == 0 || strncmp(d->name, "ram", 3) == 0);
 }
 
 static void report_seen(const struct devtab *tab, const struct spec *spec)
@@ -361,8 +354,7 @@ static void report_seen(const struct devtab *tab, const struct spec *spec)
 			seen_block(devs[i]);
 	}
 	if (unused)
-		log_err("  seen %zu unused loop and ram devices (no medium)",
-			unused);
+		log_err("  seen %zu unused loop and ram devices (no medium)", unused);
 	if (n == 0)
 		log_err("  none");
 	free(devs);
@@ -372,8 +364,8 @@ static void report_seen(const struct devtab *tab, const struct spec *spec)
  * A device matches but is not usable yet (no medium in the reader, link
  * down): the likeliest cause, so say it. Returns false if none matches.
  */
-static bool explain_not_ready(const struct devtab *tab, const struct target *t,
-			      bool udev, char *buf, size_t size)
+static bool explain_not_ready(const struct devtab *tab, const struct target *t, bool udev,
+			      char *buf, size_t size)
 {
 	char name[REPORT_NAME_WIDTH];
 	size_t i;
@@ -393,13 +385,11 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t,
 				 "/dev/%s lists them)",
 				 name, name);
 		else if (d->kind == DEV_BLOCK)
-			snprintf(buf, size,
-				 "%s has no filesystem that %s recognises",
+			snprintf(buf, size, "%s has no filesystem that %s recognises",
 				 name, udev ? "udev" : "libblkid");
 		else
 			snprintf(buf, size, "%s is %s", name,
-				 d->flags & IFF_UP ? "up without carrier"
-						   : "down");
+				 d->flags & IFF_UP ? "up without carrier" : "down");
 		return true;
 	}
 	return false;
@@ -417,16 +407,14 @@ void report_diagnosis(const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
-		if (explain_not_ready(engine_devtab(e), t, engine_uses_udev(e),
-				      why, sizeof(why)))
-			log_err("%s %s: not ready after %llu.%03llu s: %s",
-				t->role, t->spec.text,
-				(unsigned long long)(t->waited_ms / 1000),
+		if (explain_not_ready(engine_devtab(e), t, engine_uses_udev(e), why,
+				      sizeof(why)))
+			log_err("%s %s: not ready after %llu.%03llu s: %s", t->role,
+				t->spec.text, (unsigned long long)(t->waited_ms / 1000),
 				(unsigned long long)(t->waited_ms % 1000), why);
 		else
 			log_err("%s %s: missing after %llu.%03llu s", t->role,
-				t->spec.text,
-				(unsigned long long)(t->waited_ms / 1000),
+				t->spec.text, (unsigned long long)(t->waited_ms / 1000),
 				(unsigned long long)(t->waited_ms % 1000));
 		if (listed[kind])
 			continue;
@@ -444,8 +432,7 @@ void report_stats(const struct engine *e)
 	if (ml) {
 		struct modload_stats m = modload_stats(ml);
 
-		log_info("modules: %lu aliases requested, %lu loaded, %lu "
-			 "failed so far",
+		log_info("modules: %lu aliases requested, %lu loaded, %lu failed so far",
 			 m.requested, m.loaded, m.failed);
 	}
 
@@ -456,8 +443,6 @@ void report_stats(const struct engine *e)
 		 (unsigned long long)s.source.accepted,
 		 (unsigned long long)s.source.forged,
 		 (unsigned long long)s.source.malformed,
-		 (unsigned long long)s.source.overflows,
-		 (unsigned long long)s.rescans,
-		 (unsigned long long)s.link_updates,
-		 (unsigned long long)s.wakeups);
+		 (unsigned long long)s.source.overflows, (unsigned long long)s.rescans,
+		 (unsigned long long)s.link_updates, (unsigned long long)s.wakeups);
 }

@@ -35,8 +35,7 @@ int rtnl_open(struct rtnl **out)
 			NETLINK_ROUTE);
 	if (rt->fd < 0)
 		goto fail;
-	if (setsockopt(rt->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size,
-		       sizeof(size)) < 0)
+	if (setsockopt(rt->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(rt->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (bind(rt->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 		goto fail;
@@ -97,8 +96,7 @@ static int parse_link(const struct nlmsghdr *nh, struct rtnl_link *link)
 		switch (rta->rta_type) {
 		case IFLA_IFNAME:
 			/* must be a terminated name that fits IFNAMSIZ */
-			if (plen == 0 || plen > IFNAMSIZ ||
-			    !memchr(p, '\0', plen))
+			if (plen == 0 || plen > IFNAMSIZ || !memchr(p, '\0', plen))
 				return -EBADMSG;
 			link->ifname = p;
 			break;
@@ -143,8 +141,7 @@ int rtnl_parse(const void *buf, size_t len, rtnl_link_fn fn, void *ctx)
 	for (nh = buf; msg_ok(nh, left); nh = NLMSG_NEXT(nh, left)) {
 		struct rtnl_link link;
 
-		if (nh->nlmsg_type != RTM_NEWLINK &&
-		    nh->nlmsg_type != RTM_DELLINK)
+		if (nh->nlmsg_type != RTM_NEWLINK && nh->nlmsg_type != RTM_DELLINK)
 			continue;
 		if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
 			return -EBADMSG;
@@ -183,8 +180,7 @@ int rtnl_recv(struct rtnl *rt, rtnl_link_fn fn, void *ctx)
 		}
 		/* only the kernel speaks on RTMGRP_LINK */
 		if (nl.nl_pid != 0 || msg.msg_flags & MSG_TRUNC) {
-			log_debug("rtnetlink: dropped a message from port %u",
-				  nl.nl_pid);
+			log_debug("rtnetlink: dropped a message from port %u", nl.nl_pid);
 			continue;
 		}
 		if (rtnl_parse(rt->buf, (size_t)len, fn, ctx) < 0)

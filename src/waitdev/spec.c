@@ -67,8 +67,7 @@ static bool all_xdigits(const char *s)
  * ("EFI System Partition"); the command line carries them quoted.
  */
 static int parse_value(const char *what, const char *val, struct spec *spec,
-		       enum spec_type type, bool spaces, char *err,
-		       unsigned errsize)
+		       enum spec_type type, bool spaces, char *err, unsigned errsize)
 {
 	if (!*val)
 		return spec_fail(err, errsize, "empty %s", what);
@@ -81,8 +80,7 @@ static int parse_value(const char *what, const char *val, struct spec *spec,
 	return 0;
 }
 
-static int parse_partuuid(const char *val, struct spec *spec, char *err,
-			  unsigned errsize)
+static int parse_partuuid(const char *val, struct spec *spec, char *err, unsigned errsize)
 {
 	const char *slash = strchr(val, '/');
 	size_t n = slash ? (size_t)(slash - val) : strlen(val);
@@ -115,8 +113,7 @@ static int parse_partuuid(const char *val, struct spec *spec, char *err,
 		v = strtol(off, &end, 10);
 		if (!*off || *end || errno || v < -255 || v > 255)
 			return spec_fail(err, errsize,
-					 "PARTNROFF=%s: not a small integer",
-					 off);
+					 "PARTNROFF=%s: not a small integer", off);
 		spec->partnroff = (int)v;
 		spec->has_partnroff = true;
 	}
@@ -128,8 +125,7 @@ static int parse_partuuid(const char *val, struct spec *spec, char *err,
  * and is checked like it once unescaped: "by-partlabel/a\x1bb" is no
  * more a partition name than "PARTLABEL=<ESC>" is.
  */
-static int parse_by_link(const char *rest, struct spec *spec, char *err,
-			 unsigned errsize)
+static int parse_by_link(const char *rest, struct spec *spec, char *err, unsigned errsize)
 {
 	static const struct {
 		const char *dir, *what;
@@ -163,8 +159,7 @@ static int parse_by_link(const char *rest, struct spec *spec, char *err,
 			return parse_partuuid(val, spec, err, errsize);
 		}
 		if (!val[0])
-			return spec_fail(err, errsize,
-					 "empty name after /dev/disk/%s",
+			return spec_fail(err, errsize, "empty name after /dev/disk/%s",
 					 links[i].dir);
 		return parse_value(links[i].what, val, spec, links[i].type,
 				   links[i].spaces, err, errsize);
@@ -181,8 +176,7 @@ static void decode_hex_devt(unsigned long v, unsigned *major, unsigned *minor)
 	*minor = (unsigned)((v & 0xff) | ((v >> 12) & 0xfff00));
 }
 
-int spec_parse_block(const char *text, struct spec *spec, char *err,
-		     unsigned errsize)
+int spec_parse_block(const char *text, struct spec *spec, char *err, unsigned errsize)
 {
 	const char *colon, *hex;
 
@@ -194,18 +188,18 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 
 	/* names that may contain spaces first, then no blanks at all */
 	if (strncmp(text, "LABEL=", 6) == 0)
-		return parse_value("LABEL", text + 6, spec, SPEC_BLOCK_LABEL,
-				   true, err, errsize);
+		return parse_value("LABEL", text + 6, spec, SPEC_BLOCK_LABEL, true, err,
+				   errsize);
 	if (strncmp(text, "PARTLABEL=", 10) == 0)
-		return parse_value("PARTLABEL", text + 10, spec,
-				   SPEC_BLOCK_PARTLABEL, true, err, errsize);
+		return parse_value("PARTLABEL", text + 10, spec, SPEC_BLOCK_PARTLABEL,
+				   true, err, errsize);
 	if (has_blank(text))
 		return spec_fail(err, errsize,
 				 "device spec contains blanks or control "
 				 "characters");
 	if (strncmp(text, "UUID=", 5) == 0)
-		return parse_value("UUID", text + 5, spec, SPEC_BLOCK_UUID,
-				   false, err, errsize);
+		return parse_value("UUID", text + 5, spec, SPEC_BLOCK_UUID, false, err,
+				   errsize);
 	if (strncmp(text, "PARTUUID=", 9) == 0)
 		return parse_partuuid(text + 9, spec, err, errsize);
 	if (strncmp(text, "/dev/disk/", 10) == 0)
@@ -214,13 +208,11 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		const char *name = text + 5;
 
 		if (!*name || name[strlen(name) - 1] == '/')
-			return spec_fail(err, errsize,
-					 "no device name after /dev/");
+			return spec_fail(err, errsize, "no device name after /dev/");
 		if (!relpath_is_safe(name))
-			return spec_fail(err, errsize,
-					 "'%s' is not a device name", text);
-		return parse_value("device name", name, spec, SPEC_BLOCK_NAME,
-				   false, err, errsize);
+			return spec_fail(err, errsize, "'%s' is not a device name", text);
+		return parse_value("device name", name, spec, SPEC_BLOCK_NAME, false, err,
+				   errsize);
 	}
 	colon = strchr(text, ':');
 	if (colon) {
@@ -228,8 +220,7 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		char majs[16];
 		size_t n = (size_t)(colon - text);
 
-		if (!all_digits(text, n) ||
-		    !all_digits(colon + 1, strlen(colon + 1)) ||
+		if (!all_digits(text, n) || !all_digits(colon + 1, strlen(colon + 1)) ||
 		    n >= sizeof(majs))
 			return spec_fail(err, errsize,
 					 "'%s' is neither MAJOR:MINOR nor a "
@@ -237,11 +228,9 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 					 text);
 		memcpy(majs, text, n);
 		majs[n] = '\0';
-		if (parse_u64(majs, &maj) < 0 ||
-		    parse_u64(colon + 1, &min) < 0 || maj > 4095 ||
-		    min > 1048575)
-			return spec_fail(err, errsize,
-					 "%s: major or minor out of range",
+		if (parse_u64(majs, &maj) < 0 || parse_u64(colon + 1, &min) < 0 ||
+		    maj > 4095 || min > 1048575)
+			return spec_fail(err, errsize, "%s: major or minor out of range",
 					 text);
 		spec->type = SPEC_BLOCK_DEVT;
 		spec->major = (unsigned)maj;
@@ -268,10 +257,9 @@ int spec_parse_block(const char *text, struct spec *spec, char *err,
 		return 0;
 	}
 	if (!relpath_is_safe(text))
-		return spec_fail(err, errsize, "'%s' is not a device name",
-				 text);
-	return parse_value("device name", text, spec, SPEC_BLOCK_NAME, false,
-			   err, errsize);
+		return spec_fail(err, errsize, "'%s' is not a device name", text);
+	return parse_value("device name", text, spec, SPEC_BLOCK_NAME, false, err,
+			   errsize);
 }
 
 static bool console_name_is_tty(const char *name)
@@ -285,8 +273,7 @@ static bool console_name_is_tty(const char *name)
 	return false;
 }
 
-int spec_parse_console(const char *text, struct spec *spec, char *err,
-		       unsigned errsize)
+int spec_parse_console(const char *text, struct spec *spec, char *err, unsigned errsize)
 {
 	const char *name = text;
 	const char *prefix = "";
@@ -322,8 +309,7 @@ int spec_parse_console(const char *text, struct spec *spec, char *err,
 					 (int)n, name);
 		digit |= isdigit(c) != 0;
 	}
-	snprintf(spec->value, sizeof(spec->value), "%s%.*s", prefix, (int)n,
-		 name);
+	snprintf(spec->value, sizeof(spec->value), "%s%.*s", prefix, (int)n, name);
 	if (!console_name_is_tty(spec->value)) {
 		spec->type = SPEC_CONSOLE_OTHER;
 		return 0;
@@ -345,8 +331,7 @@ static bool parse_mac(const char *s, unsigned char mac[6])
 		const char *p = s + 3 * i;
 		unsigned v;
 
-		if (!isxdigit((unsigned char)p[0]) ||
-		    !isxdigit((unsigned char)p[1]))
+		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]))
 			return false;
 		if (i < 5 && p[2] != ':' && p[2] != '-')
 			return false;
@@ -356,8 +341,7 @@ static bool parse_mac(const char *s, unsigned char mac[6])
 	return true;
 }
 
-int spec_parse_net(const char *text, struct spec *spec, char *err,
-		   unsigned errsize)
+int spec_parse_net(const char *text, struct spec *spec, char *err, unsigned errsize)
 {
 	char body[SPEC_VALUE_MAX];
 	char *colon;
@@ -387,8 +371,7 @@ int spec_parse_net(const char *text, struct spec *spec, char *err,
 		*colon = '\0';
 	}
 	if (!body[0])
-		return spec_fail(err, errsize, "no interface before '%s'",
-				 text);
+		return spec_fail(err, errsize, "no interface before '%s'", text);
 	if (streq(body, "any")) {
 		spec->type = SPEC_NET_ANY;
 	} else if (parse_mac(body, spec->mac)) {
@@ -402,8 +385,8 @@ int spec_parse_net(const char *text, struct spec *spec, char *err,
 					 "characters",
 					 body, IFNAMSIZ - 1);
 		/* the kernel's dev_valid_name() refuses these too */
-		if (strchr(body, '/') || strchr(body, ':') ||
-		    streq(body, ".") || streq(body, ".."))
+		if (strchr(body, '/') || strchr(body, ':') || streq(body, ".") ||
+		    streq(body, ".."))
 			return spec_fail(err, errsize,
 					 "'%s' is not an interface name, glob "
 					 "or MAC address",
@@ -475,8 +458,7 @@ static bool has_link(const char *devlinks, const char *dir, const char *name)
 		unsigned char c = (unsigned char)name[i];
 
 		if (c == ' ' || c == '/' || c == '\\')
-			o += (size_t)snprintf(esc + o, sizeof(esc) - o,
-					      "\\x%02x", c);
+			o += (size_t)snprintf(esc + o, sizeof(esc) - o, "\\x%02x", c);
 		else
 			esc[o++] = (char)c;
 	}
@@ -531,8 +513,7 @@ bool spec_match_block(const struct spec *spec, const struct device *dev)
 		return false;
 	switch (spec->type) {
 	case SPEC_BLOCK_NAME:
-		return streq(dev->name, spec->value) ||
-		       dm_name_match(spec, dev);
+		return streq(dev->name, spec->value) || dm_name_match(spec, dev);
 	case SPEC_BLOCK_DEVT:
 		return dev->has_devt && dev->major == spec->major &&
 		       dev->minor == spec->minor;
@@ -545,13 +526,11 @@ bool spec_match_block(const struct spec *spec, const struct device *dev)
 	case SPEC_BLOCK_PARTUUID:
 		/* with PARTNROFF the match is a sibling of this one: see
 		 * spec_match_sibling(), the engine resolves it */
-		return !spec->has_partnroff &&
-		       str_caseeq(dev->part_uuid, spec->value);
+		return !spec->has_partnroff && str_caseeq(dev->part_uuid, spec->value);
 	case SPEC_BLOCK_BY_ID:
 		return has_link(dev->devlinks, "/dev/disk/by-id/", spec->value);
 	case SPEC_BLOCK_BY_PATH:
-		return has_link(dev->devlinks, "/dev/disk/by-path/",
-				spec->value);
+		return has_link(dev->devlinks, "/dev/disk/by-path/", spec->value);
 	default:
 		return false;
 	}
@@ -562,8 +541,7 @@ static bool same_parent(const char *a, const char *b)
 {
 	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
 
-	return sa && sb && sa - a == sb - b &&
-	       strncmp(a, b, (size_t)(sa - a)) == 0;
+	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
 }
 
 bool spec_match_sibling(const struct spec *spec, const struct device *anchor,
@@ -571,9 +549,8 @@ bool spec_match_sibling(const struct spec *spec, const struct device *anchor,
 {
 	long want = (long)anchor->partn + spec->partnroff;
 
-	return dev->kind == DEV_BLOCK && anchor->is_partition &&
-	       dev->is_partition && want > 0 && dev->partn == want &&
-	       anchor->devpath && dev->devpath &&
+	return dev->kind == DEV_BLOCK && anchor->is_partition && dev->is_partition &&
+	       want > 0 && dev->partn == want && anchor->devpath && dev->devpath &&
 	       same_parent(anchor->devpath, dev->devpath);
 }
 
@@ -626,8 +603,7 @@ bool spec_device_ready(const struct spec *spec, const struct device *dev)
 		if (spec->net_state == NET_UP)
 			return dev->flags & IFF_UP;
 		if (spec->net_state == NET_CARRIER)
-			return (dev->flags & IFF_UP) &&
-			       (dev->flags & IFF_RUNNING);
+			return (dev->flags & IFF_UP) && (dev->flags & IFF_RUNNING);
 		return true;
 	default:
 		return false;

@@ -72,12 +72,9 @@ struct spec {
  * Parsers: 0 on success, -EINVAL on a malformed spec with a one-line
  * reason in @err (which may be NULL).
  */
-int spec_parse_block(const char *text, struct spec *spec, char *err,
-		     unsigned errsize);
-int spec_parse_console(const char *text, struct spec *spec, char *err,
-		       unsigned errsize);
-int spec_parse_net(const char *text, struct spec *spec, char *err,
-		   unsigned errsize);
+int spec_parse_block(const char *text, struct spec *spec, char *err, unsigned errsize);
+int spec_parse_console(const char *text, struct spec *spec, char *err, unsigned errsize);
+int spec_parse_net(const char *text, struct spec *spec, char *err, unsigned errsize);
 
 /* What the spec needs beyond kernel uevents. */
 enum spec_need spec_need(const struct spec *spec);

@@ -6,11 +6,9 @@
 #include "util.h"
 
 static const char *const action_names[] = {
-	[UEVENT_UNKNOWN] = "unknown", [UEVENT_ADD] = "add",
-	[UEVENT_REMOVE] = "remove",   [UEVENT_CHANGE] = "change",
-	[UEVENT_MOVE] = "move",	      [UEVENT_ONLINE] = "online",
-	[UEVENT_OFFLINE] = "offline", [UEVENT_BIND] = "bind",
-	[UEVENT_UNBIND] = "unbind",
+	[UEVENT_UNKNOWN] = "unknown", [UEVENT_ADD] = "add",   [UEVENT_REMOVE] = "remove",
+	[UEVENT_CHANGE] = "change",   [UEVENT_MOVE] = "move", [UEVENT_ONLINE] = "online",
+	[UEVENT_OFFLINE] = "offline", [UEVENT_BIND] = "bind", [UEVENT_UNBIND] = "unbind",
 };
 
 const char *uevent_action_name(enum uevent_action action)
@@ -63,8 +61,7 @@ static bool first_time(unsigned *seen, unsigned bit)
 	return true;
 }
 
-static int set_field(struct uevent *ev, unsigned *seen, const char *key,
-		     const char *val)
+static int set_field(struct uevent *ev, unsigned *seen, const char *key, const char *val)
 {
 	static const struct {
 		const char *key;
@@ -101,20 +98,17 @@ static int set_field(struct uevent *ev, unsigned *seen, const char *key,
 			return -EBADMSG;
 		ev->action = a;
 	} else if (streq(key, "MAJOR")) {
-		if (!first_time(seen, SEEN_MAJOR) ||
-		    parse_uint(val, 4095, &v) < 0)
+		if (!first_time(seen, SEEN_MAJOR) || parse_uint(val, 4095, &v) < 0)
 			return -EBADMSG;
 		ev->major = (unsigned)v;
 		ev->has_devt |= 1;
 	} else if (streq(key, "MINOR")) {
-		if (!first_time(seen, SEEN_MINOR) ||
-		    parse_uint(val, 1048575, &v) < 0)
+		if (!first_time(seen, SEEN_MINOR) || parse_uint(val, 1048575, &v) < 0)
 			return -EBADMSG;
 		ev->minor = (unsigned)v;
 		ev->has_devt |= 2;
 	} else if (streq(key, "PARTN")) {
-		if (!first_time(seen, SEEN_PARTN) ||
-		    parse_uint(val, 65535, &v) < 0)
+		if (!first_time(seen, SEEN_PARTN) || parse_uint(val, 65535, &v) < 0)
 			return -EBADMSG;
 		ev->partn = (unsigned)v;
 	} else if (streq(key, "DISKSEQ")) {
@@ -164,8 +158,8 @@ static int check_fields(struct uevent *ev)
 		return -EBADMSG;
 	if (ev->devpath_old && !path_is_safe(ev->devpath_old))
 		return -EBADMSG;
-	if (ev->devname && (strlen(ev->devname) >= UEVENT_BUFFER_SIZE ||
-			    !relpath_is_safe(ev->devname)))
+	if (ev->devname &&
+	    (strlen(ev->devname) >= UEVENT_BUFFER_SIZE || !relpath_is_safe(ev->devname)))
 		return -EBADMSG;
 	if (ev->has_devt != 0 && ev->has_devt != 3)
 		return -EBADMSG; /* MAJOR without MINOR or v.v. */
@@ -233,8 +227,8 @@ int uevent_parse(char *buf, size_t len, struct uevent *ev)
 	return 0;
 }
 
-int uevent_parse_file(char *buf, size_t len, const char *devpath,
-		      const char *subsystem, struct uevent *ev)
+int uevent_parse_file(char *buf, size_t len, const char *devpath, const char *subsystem,
+		      struct uevent *ev)
 {
 	size_t i;
 

@@ -73,8 +73,8 @@ int uevent_parse(char *buf, size_t len, struct uevent *ev);
  * NULs). ACTION is set to UEVENT_ADD; @devpath and @subsystem are given
  * by the caller. Same return values.
  */
-int uevent_parse_file(char *buf, size_t len, const char *devpath,
-		      const char *subsystem, struct uevent *ev);
+int uevent_parse_file(char *buf, size_t len, const char *devpath, const char *subsystem,
+		      struct uevent *ev);
 
 const char *uevent_action_name(enum uevent_action action);
 

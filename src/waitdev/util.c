@@ -103,10 +103,9 @@ bool udev_unescape(const char *in, char *out, size_t size)
 
 		if (o + 1 >= size)
 			return false;
-		if (in[0] == '\\' && in[1] == 'x' &&
-		    isxdigit((unsigned char)in[2]) &&
-		    isxdigit((unsigned char)in[3]) &&
-		    sscanf(in + 2, "%2x", &v) == 1 && v != 0) {
+		if (in[0] == '\\' && in[1] == 'x' && isxdigit((unsigned char)in[2]) &&
+		    isxdigit((unsigned char)in[3]) && sscanf(in + 2, "%2x", &v) == 1 &&
+		    v != 0) {
 			out[o++] = (char)v;
 			in += 4;
 		} else {
@@ -197,8 +196,7 @@ bool escape_name(const char *in, char *out, size_t size)
 		}
 		for (i = 0; i < n; i++)
 			if (esc)
-				o += (size_t)snprintf(out + o, size - o,
-						      "\\x%02x", c[i]);
+				o += (size_t)snprintf(out + o, size - o, "\\x%02x", c[i]);
 			else
 				out[o++] = (char)c[i];
 		in += n;

@@ -104,10 +104,8 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 		cfg->has_root = true;
 	}
 	if (s->console) {
-		if (spec_parse_console(s->console, &cfg->console, err,
-				       sizeof(err)) < 0)
-			return cli_usage_error("--console %s: %s", s->console,
-					       err);
+		if (spec_parse_console(s->console, &cfg->console, err, sizeof(err)) < 0)
+			return cli_usage_error("--console %s: %s", s->console, err);
 		cfg->has_console = true;
 	}
 	for (i = 0; i < s->n_net; i++) {
@@ -115,15 +113,13 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 
 		cmdline_config_init(&one);
 		/* the same list grammar as waitdev.net= */
-		r = cmdline_parse_net_list("--net", s->net[i], &one, err,
-					   sizeof(err));
+		r = cmdline_parse_net_list("--net", s->net[i], &one, err, sizeof(err));
 		if (r < 0)
 			return cli_usage_error("%s", err);
 		if (cfg->n_net + one.n_net > CMDLINE_NET_MAX)
 			return cli_usage_error("--net: more than %d interfaces",
 					       CMDLINE_NET_MAX);
-		memcpy(&cfg->net[cfg->n_net], one.net,
-		       one.n_net * sizeof(one.net[0]));
+		memcpy(&cfg->net[cfg->n_net], one.net, one.n_net * sizeof(one.net[0]));
 		cfg->n_net += one.n_net;
 	}
 	return 0;
@@ -182,8 +178,7 @@ int waitdev_main(int argc, char **argv)
 	if (r)
 		return r;
 	cli_apply_timeout(&c, &cfg);
-	r = cli_run(&c, &cfg, CLI_ROLE_ROOT | CLI_ROLE_CONSOLE | CLI_ROLE_NET,
-		    &e);
+	r = cli_run(&c, &cfg, CLI_ROLE_ROOT | CLI_ROLE_CONSOLE | CLI_ROLE_NET, &e);
 	if (r == EXIT_FOUND || r == EXIT_TIMEOUT) {
 		int w = print_result(c.format, e);
 

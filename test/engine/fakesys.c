@@ -88,13 +88,12 @@ void fakesys_cleanup(struct fakesys *fs)
 	/* feed[0] belongs to the engine, which closes it */
 }
 
-static void add_device(struct fakesys *fs, const char *subsystem,
-		       const char *name, const char *uevent, bool listed)
+static void add_device(struct fakesys *fs, const char *subsystem, const char *name,
+		       const char *uevent, bool listed)
 {
 	char dir[512], path[600], link[700], target[600];
 
-	snprintf(dir, sizeof(dir), "%s/devices/virtual/%s/%s", fs->root,
-		 subsystem, name);
+	snprintf(dir, sizeof(dir), "%s/devices/virtual/%s/%s", fs->root, subsystem, name);
 	mkdirs(dir);
 	snprintf(path, sizeof(path), "%s/uevent", dir);
 	write_file(path, "%s", uevent);
@@ -103,47 +102,41 @@ static void add_device(struct fakesys *fs, const char *subsystem,
 	snprintf(path, sizeof(path), "%s/class/%s", fs->root, subsystem);
 	mkdirs(path);
 	snprintf(link, sizeof(link), "%s/%s", path, name);
-	snprintf(target, sizeof(target), "../../devices/virtual/%s/%s",
-		 subsystem, name);
+	snprintf(target, sizeof(target), "../../devices/virtual/%s/%s", subsystem, name);
 	if (symlink(target, link) < 0 && errno != EEXIST)
 		die(link);
 }
 
 void fakesys_add_block(struct fakesys *fs, const char *name, unsigned major,
-		       unsigned minor, unsigned long long sectors,
-		       const char *partname, bool listed)
+		       unsigned minor, unsigned long long sectors, const char *partname,
+		       bool listed)
 {
 	char uevent[300], part[150] = "";
 
 	if (partname)
-		snprintf(part, sizeof(part), "PARTN=1\nPARTNAME=%s\n",
-			 partname);
-	snprintf(uevent, sizeof(uevent),
-		 "MAJOR=%u\nMINOR=%u\nDEVNAME=%s\nDEVTYPE=%s\n%s", major, minor,
-		 name, partname ? "partition" : "disk", part);
+		snprintf(part, sizeof(part), "PARTN=1\nPARTNAME=%s\n", partname);
+	snprintf(uevent, sizeof(uevent), "MAJOR=%u\nMINOR=%u\nDEVNAME=%s\nDEVTYPE=%s\n%s",
+		 major, minor, name, partname ? "partition" : "disk", part);
 	add_device(fs, "block", name, uevent, listed);
 	fakesys_set_size(fs, name, sectors);
 }
 
-void fakesys_set_size(struct fakesys *fs, const char *name,
-		      unsigned long long sectors)
+void fakesys_set_size(struct fakesys *fs, const char *name, unsigned long long sectors)
 {
 	char path[600];
 
-	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/size",
-		 fs->root, name);
+	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/size", fs->root, name);
 	write_file(path, "%llu\n", sectors);
 }
 
-void fakesys_set_diskseq(struct fakesys *fs, const char *name,
-			 unsigned long long seq)
+void fakesys_set_diskseq(struct fakesys *fs, const char *name, unsigned long long seq)
 {
 	char path[600], text[1024] = "", line[256];
 	size_t len = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/uevent",
-		 fs->root, name);
+	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/uevent", fs->root,
+		 name);
 	f = fopen(path, "r");
 	if (!f)
 		die(path);
@@ -157,13 +150,11 @@ void fakesys_set_diskseq(struct fakesys *fs, const char *name,
 	write_file(path, "%sDISKSEQ=%llu\n", text, seq);
 }
 
-void fakesys_set_dm_name(struct fakesys *fs, const char *name,
-			 const char *dm_name)
+void fakesys_set_dm_name(struct fakesys *fs, const char *name, const char *dm_name)
 {
 	char path[600];
 
-	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/dm", fs->root,
-		 name);
+	snprintf(path, sizeof(path), "%s/devices/virtual/block/%s/dm", fs->root, name);
 	mkdirs(path);
 	strcat(path, "/name");
 	write_file(path, "%s\n", dm_name);
@@ -174,8 +165,8 @@ void fakesys_remove_block(struct fakesys *fs, const char *name)
 	char cmd[700];
 
 	snprintf(cmd, sizeof(cmd),
-		 "rm -rf '%s/devices/virtual/block/%s' '%s/class/block/%s'",
-		 fs->root, name, fs->root, name);
+		 "rm -rf '%s/devices/virtual/block/%s' '%s/class/block/%s'", fs->root,
+		 name, fs->root, name);
 	if (system(cmd) != 0)
 		die("rm");
 }
@@ -184,43 +175,37 @@ void fakesys_unlist(struct fakesys *fs, const char *subsystem, const char *name)
 {
 	char link[600];
 
-	snprintf(link, sizeof(link), "%s/class/%s/%s", fs->root, subsystem,
-		 name);
+	snprintf(link, sizeof(link), "%s/class/%s/%s", fs->root, subsystem, name);
 	if (unlink(link) < 0)
 		die(link);
 }
 
-void fakesys_add_tty(struct fakesys *fs, const char *name, unsigned major,
-		     unsigned minor)
+void fakesys_add_tty(struct fakesys *fs, const char *name, unsigned major, unsigned minor)
 {
 	char uevent[200];
 
-	snprintf(uevent, sizeof(uevent), "MAJOR=%u\nMINOR=%u\nDEVNAME=%s\n",
-		 major, minor, name);
+	snprintf(uevent, sizeof(uevent), "MAJOR=%u\nMINOR=%u\nDEVNAME=%s\n", major, minor,
+		 name);
 	add_device(fs, "tty", name, uevent, true);
 }
 
-void fakesys_add_net(struct fakesys *fs, const char *name, int ifindex,
-		     const char *mac, unsigned flags, const char *operstate)
+void fakesys_add_net(struct fakesys *fs, const char *name, int ifindex, const char *mac,
+		     unsigned flags, const char *operstate)
 {
 	char uevent[200], path[600];
 
-	snprintf(uevent, sizeof(uevent), "INTERFACE=%s\nIFINDEX=%d\n", name,
-		 ifindex);
+	snprintf(uevent, sizeof(uevent), "INTERFACE=%s\nIFINDEX=%d\n", name, ifindex);
 	add_device(fs, "net", name, uevent, true);
-	snprintf(path, sizeof(path), "%s/devices/virtual/net/%s/address",
-		 fs->root, name);
+	snprintf(path, sizeof(path), "%s/devices/virtual/net/%s/address", fs->root, name);
 	write_file(path, "%s\n", mac);
-	snprintf(path, sizeof(path), "%s/devices/virtual/net/%s/flags",
-		 fs->root, name);
+	snprintf(path, sizeof(path), "%s/devices/virtual/net/%s/flags", fs->root, name);
 	write_file(path, "0x%x\n", flags);
-	snprintf(path, sizeof(path), "%s/devices/virtual/net/%s/operstate",
-		 fs->root, name);
+	snprintf(path, sizeof(path), "%s/devices/virtual/net/%s/operstate", fs->root,
+		 name);
 	write_file(path, "%s\n", operstate);
 }
 
-static void send_creds(struct fakesys *fs, const void *buf, size_t len,
-		       uid_t uid)
+static void send_creds(struct fakesys *fs, const void *buf, size_t len, uid_t uid)
 {
 	/* zeroed: the padding after the credentials goes to the kernel too
 	 * (valgrind: "sendmsg(msg.msg_control) points to uninitialised") */
@@ -251,9 +236,8 @@ void fakesys_send_raw(struct fakesys *fs, const void *buf, size_t len)
 	send_creds(fs, buf, len, 0);
 }
 
-void fakesys_send_block(struct fakesys *fs, const char *action,
-			const char *name, unsigned major, unsigned minor,
-			uid_t uid)
+void fakesys_send_block(struct fakesys *fs, const char *action, const char *name,
+			unsigned major, unsigned minor, uid_t uid)
 {
 	char buf[1024];
 	int n;
@@ -263,7 +247,7 @@ void fakesys_send_block(struct fakesys *fs, const char *action,
 		     "ACTION=%s%cDEVPATH=/devices/virtual/block/%s%c"
 		     "SUBSYSTEM=block%cMAJOR=%u%cMINOR=%u%cDEVNAME=%s%c"
 		     "DEVTYPE=disk%cSEQNUM=%u%c",
-		     action, name, 0, action, 0, name, 0, 0, major, 0, minor, 0,
-		     name, 0, 0, ++fs->seqnum, 0);
+		     action, name, 0, action, 0, name, 0, 0, major, 0, minor, 0, name, 0,
+		     0, ++fs->seqnum, 0);
 	send_creds(fs, buf, (size_t)n, uid);
 }

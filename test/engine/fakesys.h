@@ -26,32 +26,27 @@ void fakesys_cleanup(struct fakesys *fs);
 /* A block device /devices/virtual/block/NAME of @sectors sectors.
  * @listed: also create the class/block link (scan finds it). */
 void fakesys_add_block(struct fakesys *fs, const char *name, unsigned major,
-		       unsigned minor, unsigned long long sectors,
-		       const char *partname, bool listed);
-void fakesys_set_size(struct fakesys *fs, const char *name,
-		      unsigned long long sectors);
+		       unsigned minor, unsigned long long sectors, const char *partname,
+		       bool listed);
+void fakesys_set_size(struct fakesys *fs, const char *name, unsigned long long sectors);
 /* DISKSEQ=@seq in block device NAME's uevent file (the medium's number;
  * the kernel counts it up for every new one). */
-void fakesys_set_diskseq(struct fakesys *fs, const char *name,
-			 unsigned long long seq);
+void fakesys_set_diskseq(struct fakesys *fs, const char *name, unsigned long long seq);
 /* The dm/name attribute of device-mapper device NAME (dm-N). */
-void fakesys_set_dm_name(struct fakesys *fs, const char *name,
-			 const char *dm_name);
+void fakesys_set_dm_name(struct fakesys *fs, const char *name, const char *dm_name);
 void fakesys_remove_block(struct fakesys *fs, const char *name);
 void fakesys_add_tty(struct fakesys *fs, const char *name, unsigned major,
 		     unsigned minor);
-void fakesys_add_net(struct fakesys *fs, const char *name, int ifindex,
-		     const char *mac, unsigned flags, const char *operstate);
+void fakesys_add_net(struct fakesys *fs, const char *name, int ifindex, const char *mac,
+		     unsigned flags, const char *operstate);
 
 /* Removes the class/SUBSYSTEM/NAME link: a scan no longer lists it. */
-void fakesys_unlist(struct fakesys *fs, const char *subsystem,
-		    const char *name);
+void fakesys_unlist(struct fakesys *fs, const char *subsystem, const char *name);
 
 /* Sends the kernel-format uevent for block device NAME. @uid is the
  * credential attached (0 = the kernel). Returns bytes sent. */
-void fakesys_send_block(struct fakesys *fs, const char *action,
-			const char *name, unsigned major, unsigned minor,
-			uid_t uid);
+void fakesys_send_block(struct fakesys *fs, const char *action, const char *name,
+			unsigned major, unsigned minor, uid_t uid);
 /* Sends @len raw bytes as one datagram with root credentials. */
 void fakesys_send_raw(struct fakesys *fs, const void *buf, size_t len);
 

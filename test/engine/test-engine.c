@@ -74,8 +74,7 @@ static struct engine *engine_for(struct run *r, bool kernel_source, int rcvbuf,
 	return r->e;
 }
 
-static void add_block_target(struct engine *e, const char *spec_text,
-			     uint64_t timeout_ms)
+static void add_block_target(struct engine *e, const char *spec_text, uint64_t timeout_ms)
 {
 	struct spec spec;
 	char err[200];
@@ -100,8 +99,7 @@ static void add_console_target(struct engine *e, const char *spec_text,
 	}
 }
 
-static void add_net_target(struct engine *e, const char *spec_text,
-			   uint64_t timeout_ms)
+static void add_net_target(struct engine *e, const char *spec_text, uint64_t timeout_ms)
 {
 	struct spec spec;
 	char err[200];
@@ -127,8 +125,7 @@ static void run_end(struct run *r)
 }
 
 /* Runs @fn in a child after @delay_ms: a device "arriving late". */
-static void later(struct run *r, unsigned delay_ms,
-		  void (*fn)(struct fakesys *fs))
+static void later(struct run *r, unsigned delay_ms, void (*fn)(struct fakesys *fs))
 {
 	r->child = fork();
 	if (r->child < 0) {
@@ -157,8 +154,7 @@ static void test_present(void)
 
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sda1", 8, 1, 2048, "root", true);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1",
-			 1000);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1", 1000);
 	CHECK_INT(engine_run(r.e), EXIT_FOUND);
 	CHECK_STR(target0(&r)->node, "/dev/sda1");
 	CHECK_WITHIN(target0(&r)->waited_ms, 499);
@@ -221,16 +217,16 @@ static void test_window(void)
 	struct run r;
 
 	run_begin(&r, false);
-	add_block_target(engine_for(&r, false, 0, window_with_event, NULL),
-			 "/dev/sdc", 2000);
+	add_block_target(engine_for(&r, false, 0, window_with_event, NULL), "/dev/sdc",
+			 2000);
 	CHECK_INT(engine_run(r.e), EXIT_FOUND);
 	CHECK_STR(target0(&r)->node, "/dev/sdc");
 	run_end(&r);
 
 	/* control: without the event the fake device stays invisible */
 	run_begin(&r, false);
-	add_block_target(engine_for(&r, false, 0, window_without_event, NULL),
-			 "/dev/sdc", 200);
+	add_block_target(engine_for(&r, false, 0, window_without_event, NULL), "/dev/sdc",
+			 200);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
 	run_end(&r);
 }
@@ -279,8 +275,7 @@ static void test_size_zero(void)
 
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sde", 8, 64, 0, NULL, true);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde",
-			 5000);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde", 5000);
 	later(&r, 200, insert_media);
 	CHECK_INT(engine_run(r.e), EXIT_FOUND);
 	CHECK_MSG(target0(&r)->waited_ms >= 150,
@@ -347,16 +342,14 @@ static void test_forged(void)
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sdf", 8, 80, 4096, NULL, false);
 	fakesys_send_block(&r.fs, "add", "sdf", 8, 80, 0);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf",
-			 1000);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf", 1000);
 	CHECK_INT(engine_run(r.e), EXIT_FOUND);
 	run_end(&r);
 
 	/* the netlink rule: only port id 0 is the kernel */
 	{
 		struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-		struct sockaddr_nl user = { .nl_family = AF_NETLINK,
-					    .nl_pid = 4242 };
+		struct sockaddr_nl user = { .nl_family = AF_NETLINK, .nl_pid = 4242 };
 
 		struct ucred root = { .pid = 0, .uid = 0 };
 		struct ucred user_uid = { .pid = 0, .uid = 1000 };
@@ -399,15 +392,13 @@ static void send_to_kernel(void *ctx)
 	nh->nlmsg_len = (uint32_t)(NLMSG_HDRLEN + (unsigned)n);
 	nh->nlmsg_type = NLMSG_MIN_TYPE;
 	nh->nlmsg_flags = NLM_F_REQUEST;
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-		    NETLINK_KOBJECT_UEVENT);
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
 	CHECK_MSG(fd >= 0, "netlink socket: %s", strerror(errno));
 	if (fd < 0)
 		return;
 	CHECK_MSG(sendto(fd, buf, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
 			 sizeof(kernel)) == (ssize_t)nh->nlmsg_len,
-		  "send to the kernel: %s (needs root, Linux >= 4.18)",
-		  strerror(errno));
+		  "send to the kernel: %s (needs root, Linux >= 4.18)", strerror(errno));
 	close(fd);
 }
 
@@ -448,8 +439,7 @@ static void test_forged_rebroadcast(void)
 	}
 	waitpid(pid, &st, 0);
 	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		  "the re-broadcast forgery was believed (child status %d)",
-		  st);
+		  "the re-broadcast forgery was believed (child status %d)", st);
 }
 
 static void test_garbage(void)
@@ -457,9 +447,7 @@ static void test_garbage(void)
 	static const char truncated[] = "add@/devices/virtual/block/"
 					"sdg\0ACTION=ad";
 	static const char no_fields[] = "add@/devices/virtual/block/sdg";
-	static const char binary[] = {
-		0x01, (char)0xff, 0x00, 0x3d, 0x40, 0x00
-	};
+	static const char binary[] = { 0x01, (char)0xff, 0x00, 0x3d, 0x40, 0x00 };
 	static char huge[4000];
 	struct run r;
 
@@ -473,8 +461,7 @@ static void test_garbage(void)
 	fakesys_send_raw(&r.fs, huge, sizeof(huge));
 	fakesys_send_raw(&r.fs, "libudev\0\xfe\xed\xca\xfe", 12);
 	fakesys_send_block(&r.fs, "add", "sdg", 8, 96, 0);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdg",
-			 2000);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdg", 2000);
 	CHECK_INT(engine_run(r.e), EXIT_FOUND);
 	CHECK_INT(engine_stats(r.e).source.malformed, 6);
 	CHECK_INT(engine_stats(r.e).source.accepted, 1);
@@ -491,8 +478,7 @@ static void flood_uevents(void)
 		     "SEQNUM=1\0";
 	int fd, i, sent = 0;
 
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-		    NETLINK_KOBJECT_UEVENT);
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
 	CHECK_MSG(fd >= 0, "netlink socket: %s", strerror(errno));
 	for (i = 0; fd >= 0 && i < 300; i++)
 		if (sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&group,
@@ -572,8 +558,8 @@ static void test_overflow_medium_swap(void)
 		return; /* nothing is read: nothing can be stale */
 	run_begin(&r, true);
 	make_image(r.dev, "sdv", NULL, NULL, false);
-	make_image(r.dev, "sdw", "6e1d4b5f-2a3c-4d7e-9fa0-b1c2d3e4f5a6",
-		   "oldroot", false);
+	make_image(r.dev, "sdw", "6e1d4b5f-2a3c-4d7e-9fa0-b1c2d3e4f5a6", "oldroot",
+		   false);
 	fakesys_add_block(&r.fs, "sdv", 8, 176, 16384, NULL, true);
 	fakesys_add_block(&r.fs, "sdw", 8, 192, 16384, NULL, true);
 	engine_for(&r, true, 4096, NULL, NULL);
@@ -617,8 +603,7 @@ static void test_overflow_same_medium(void)
 	if (!probe_available())
 		return;
 	run_begin(&r, true);
-	make_image(r.dev, "sdx", "8a3f6c71-4c5e-4f90-b1c2-d3e4f5a6b7c8", "keep",
-		   false);
+	make_image(r.dev, "sdx", "8a3f6c71-4c5e-4f90-b1c2-d3e4f5a6b7c8", "keep", false);
 	make_image(r.dev, "sdy", NULL, NULL, false);
 	fakesys_add_block(&r.fs, "sdx", 8, 208, 16384, NULL, true);
 	fakesys_add_block(&r.fs, "sdy", 8, 224, 16384, NULL, true);
@@ -645,8 +630,8 @@ static void test_overflow_rescan(void)
 	struct engine_stats s;
 
 	run_begin(&r, true);
-	add_block_target(engine_for(&r, true, 4096, NULL, overflow_then_plug),
-			 "/dev/sdh", 3000);
+	add_block_target(engine_for(&r, true, 4096, NULL, overflow_then_plug), "/dev/sdh",
+			 3000);
 	CHECK_INT(engine_run(r.e), EXIT_FOUND);
 	s = engine_stats(r.e);
 	CHECK_MSG(s.source.overflows >= 1, "no ENOBUFS seen");
@@ -668,12 +653,10 @@ static void test_deadline_diagnosis(void)
 	fakesys_add_block(&r.fs, "sr0", 11, 0, 0, NULL, true);
 	fakesys_add_block(&r.fs, "dm-0", 254, 0, 8192, NULL, true);
 	fakesys_set_dm_name(&r.fs, "dm-0", "vg-root");
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdz1",
-			 200);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdz1", 200);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
 	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
-	CHECK_MSG(target0(&r)->waited_ms >= 200,
-		  "gave up after %llu ms, deadline 200 ms",
+	CHECK_MSG(target0(&r)->waited_ms >= 200, "gave up after %llu ms, deadline 200 ms",
 		  (unsigned long long)target0(&r)->waited_ms);
 	CHECK_WITHIN(target0(&r)->waited_ms, 1499);
 
@@ -689,13 +672,13 @@ static void test_deadline_diagnosis(void)
 	text[n > 0 ? n : 0] = '\0';
 	close(fd);
 	unlink(path);
-	CHECK_MSG(strstr(text, "root /dev/sdz1: missing after 0.2"),
-		  "diagnosis:\n%s", text);
+	CHECK_MSG(strstr(text, "root /dev/sdz1: missing after 0.2"), "diagnosis:\n%s",
+		  text);
 	CHECK_MSG(strstr(text, "seen block sda1 (8:1, 1023.0 MiB, partition "
 			       "\"rootfs\")"),
 		  "diagnosis:\n%s", text);
-	CHECK_MSG(strstr(text, "seen block sr0 (11:0, no medium)"),
-		  "diagnosis:\n%s", text);
+	CHECK_MSG(strstr(text, "seen block sr0 (11:0, no medium)"), "diagnosis:\n%s",
+		  text);
 	/* a dm device by the name a root= would give it */
 	CHECK_MSG(strstr(text, "seen block dm-0 (254:0, 4.0 MiB, "
 			       "/dev/mapper/vg-root)"),
@@ -707,8 +690,8 @@ static void test_deadline_diagnosis(void)
  * Sends "ACTION@/devices/virtual/SUBSYSTEM/DIR" with the given extra
  * KEY=VALUE fields (a NULL-terminated list), as the kernel would.
  */
-static void send_uevent(struct fakesys *fs, const char *action,
-			const char *subsystem, const char *dir, ...)
+static void send_uevent(struct fakesys *fs, const char *action, const char *subsystem,
+			const char *dir, ...)
 {
 	char buf[UEVENT_RECV_SIZE];
 	const char *field;
@@ -719,8 +702,8 @@ static void send_uevent(struct fakesys *fs, const char *action,
 	k = snprintf(buf, sizeof(buf),
 		     "%s@/devices/virtual/%s/%s%cACTION=%s%c"
 		     "DEVPATH=/devices/virtual/%s/%s%cSUBSYSTEM=%s%c",
-		     action, subsystem, dir, 0, action, 0, subsystem, dir, 0,
-		     subsystem, 0);
+		     action, subsystem, dir, 0, action, 0, subsystem, dir, 0, subsystem,
+		     0);
 	n = (size_t)k;
 	va_start(ap, dir);
 	while ((field = va_arg(ap, const char *)) != NULL) {
@@ -822,13 +805,12 @@ static void test_long_tty_name(void)
 	fakesys_unlist(&r.fs, "tty", "ttyLONG");
 	fakesys_add_tty(&r.fs, "ttyESC", 4, 66);
 	fakesys_unlist(&r.fs, "tty", "ttyESC");
-	send_uevent(&r.fs, "add", "tty", "ttyLONG", "MAJOR=4", "MINOR=65",
-		    devname, (const char *)NULL);
+	send_uevent(&r.fs, "add", "tty", "ttyLONG", "MAJOR=4", "MINOR=65", devname,
+		    (const char *)NULL);
 	/* and a name that would break the line and drive the terminal */
 	send_uevent(&r.fs, "add", "tty", "ttyESC", "MAJOR=4", "MINOR=66",
 		    "DEVNAME=ttyE\nconsole found\x1b[2J", (const char *)NULL);
-	add_console_target(engine_for(&r, false, 0, NULL, NULL), "ttyNOPE0",
-			   200);
+	add_console_target(engine_for(&r, false, 0, NULL, NULL), "ttyNOPE0", 200);
 	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
 	CHECK_INT(engine_stats(r.e).source.accepted, 2);
 	if (diagnosis_text(r.e, text, sizeof(text))) {
@@ -843,17 +825,17 @@ static void test_long_tty_name(void)
 			  longest_run(text, 'x'));
 		CHECK_MSG(strstr(text, "ttyE\\x0aconsole found\\x1b[2J"),
 			  "control characters not escaped:\n%s", text);
-		CHECK_MSG(!strstr(text, "\nconsole found"),
-			  "a name forged a line:\n%s", text);
-		CHECK_MSG(longest_line(text) <= 200,
-			  "a diagnosis line of %zu bytes", longest_line(text));
+		CHECK_MSG(!strstr(text, "\nconsole found"), "a name forged a line:\n%s",
+			  text);
+		CHECK_MSG(longest_line(text) <= 200, "a diagnosis line of %zu bytes",
+			  longest_line(text));
 	}
 	run_end(&r);
 }
 
 /* report_result() in @fmt into @buf. */
-static void result_text(const struct engine *e, enum report_format fmt,
-			char *buf, size_t size)
+static void result_text(const struct engine *e, enum report_format fmt, char *buf,
+			size_t size)
 {
 	FILE *f = fmemopen(buf, size, "w");
 
@@ -891,8 +873,7 @@ static bool text_is_clean(const char *s)
 }
 
 /* Sources @shell_text in sh and prints "$@var" into @val. */
-static void shell_value(const char *shell_text, const char *var, char *val,
-			size_t size)
+static void shell_value(const char *shell_text, const char *var, char *val, size_t size)
 {
 	char path[] = "/tmp/waitdev-shell-XXXXXX", cmd[200];
 	int fd = mkstemp(path);
@@ -904,8 +885,7 @@ static void shell_value(const char *shell_text, const char *var, char *val,
 		exit(99);
 	}
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "sh -c '. %s && printf %%s \"$%s\"'", path,
-		 var);
+	snprintf(cmd, sizeof(cmd), "sh -c '. %s && printf %%s \"$%s\"'", path, var);
 	p = popen(cmd, "r");
 	n = p ? fread(val, 1, size - 1, p) : 0;
 	val[n] = '\0';
@@ -937,13 +917,11 @@ static void test_output_names(void)
 	fakesys_add_net(&r.fs, "wdl", 7, "02:00:00:00:00:07", 0x1003, "up");
 	fakesys_unlist(&r.fs, "net", "wdl");
 	snprintf(field, sizeof(field), "INTERFACE=%s", longname);
-	send_uevent(&r.fs, "add", "net", "wdl", field, "IFINDEX=7",
-		    (const char *)NULL);
+	send_uevent(&r.fs, "add", "net", "wdl", field, "IFINDEX=7", (const char *)NULL);
 	fakesys_add_net(&r.fs, "wdc", 8, "02:00:00:00:00:08", 0x1003, "up");
 	fakesys_unlist(&r.fs, "net", "wdc");
 	snprintf(field, sizeof(field), "INTERFACE=%s", latin1);
-	send_uevent(&r.fs, "add", "net", "wdc", field, "IFINDEX=8",
-		    (const char *)NULL);
+	send_uevent(&r.fs, "add", "net", "wdc", field, "IFINDEX=8", (const char *)NULL);
 	engine_for(&r, false, 0, NULL, NULL);
 	add_block_target(r.e, "8:1", 2000);
 	add_net_target(r.e, "02:00:00:00:00:07", 2000);
@@ -983,8 +961,7 @@ static void test_output_names(void)
 	result_text(r.e, REPORT_SHELL, text, sizeof(text));
 	snprintf(want, sizeof(want), "/dev/%s", evil);
 	shell_value(text, "WAITDEV_ROOT", val, sizeof(val));
-	CHECK_MSG(streq(val, want), "WAITDEV_ROOT is \"%s\" from:\n%s", val,
-		  text);
+	CHECK_MSG(streq(val, want), "WAITDEV_ROOT is \"%s\" from:\n%s", val, text);
 	snprintf(want, sizeof(want), "%s %s", longname, latin1);
 	shell_value(text, "WAITDEV_NET", val, sizeof(val));
 	CHECK_MSG(streq(val, want), "WAITDEV_NET is \"%s\"", val);
@@ -1035,10 +1012,8 @@ static void test_renamed(void)
 
 	for (pass = 0; pass < 2; pass++) {
 		run_begin(&r, false);
-		fakesys_add_net(&r.fs, "eth0", 2, "52:54:00:12:34:56", 0x1003,
-				"up");
-		engine_for(&r, false, 0, NULL,
-			   pass ? rename_eth0_rtnl : rename_eth0);
+		fakesys_add_net(&r.fs, "eth0", 2, "52:54:00:12:34:56", 0x1003, "up");
+		engine_for(&r, false, 0, NULL, pass ? rename_eth0_rtnl : rename_eth0);
 		add_net_target(r.e, "52:54:00:12:34:56", 1000);
 		add_net_target(r.e, "e*", 1000);
 		add_net_target(r.e, "eth0", 300);
@@ -1052,8 +1027,8 @@ static void test_renamed(void)
 		CHECK_INT(engine_target(r.e, 2)->lost, 1);
 
 		result_text(r.e, REPORT_PLAIN, text, sizeof(text));
-		CHECK_MSG(streq(text, "net enp0s3\nnet enp0s3\n"),
-			  "plain output:\n%s", text);
+		CHECK_MSG(streq(text, "net enp0s3\nnet enp0s3\n"), "plain output:\n%s",
+			  text);
 		result_text(r.e, REPORT_JSON, text, sizeof(text));
 		CHECK_MSG(strstr(text, "\"device\":\"enp0s3\"") &&
 				  !strstr(text, "\"device\":\"eth0\""),
@@ -1077,8 +1052,7 @@ static void test_sigterm(void)
 	sigset_t now;
 
 	run_begin(&r, false);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdx",
-			 10000);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdx", 10000);
 	later(&r, 100, send_sigterm);
 	CHECK_INT(engine_run(r.e), EXIT_SIGNAL_BASE + SIGTERM);
 	run_end(&r);
@@ -1181,8 +1155,8 @@ static void send_net(struct fakesys *fs, const char *action, const char *name,
 		     "%s@/devices/virtual/net/%s%cACTION=%s%c"
 		     "DEVPATH=/devices/virtual/net/%s%cSUBSYSTEM=net%c"
 		     "INTERFACE=%s%cIFINDEX=%d%cSEQNUM=%u%c",
-		     action, name, 0, action, 0, name, 0, 0, name, 0, ifindex,
-		     0, ++fs->seqnum, 0);
+		     action, name, 0, action, 0, name, 0, 0, name, 0, ifindex, 0,
+		     ++fs->seqnum, 0);
 	fakesys_send_raw(fs, buf, (size_t)n);
 }
 
@@ -1216,8 +1190,7 @@ static void send_tty(struct fakesys *fs, const char *name, unsigned minor)
 		     "add@/devices/virtual/tty/%s%cACTION=add%c"
 		     "DEVPATH=/devices/virtual/tty/%s%cSUBSYSTEM=tty%c"
 		     "MAJOR=4%cMINOR=%u%cDEVNAME=%s%cSEQNUM=%u%c",
-		     name, 0, 0, name, 0, 0, 0, minor, 0, name, 0, ++fs->seqnum,
-		     0);
+		     name, 0, 0, name, 0, 0, 0, minor, 0, name, 0, ++fs->seqnum, 0);
 	fakesys_send_raw(fs, buf, (size_t)n);
 }
 
@@ -1244,11 +1217,9 @@ static void test_add_of_gone(void)
 		  "an interface gone from sysfs was found: %s",
 		  engine_target(r.e, 0)->node);
 	CHECK_MSG(engine_target(r.e, 1)->state == TARGET_EXPIRED,
-		  "a tty gone from sysfs was found: %s",
-		  engine_target(r.e, 1)->node);
+		  "a tty gone from sysfs was found: %s", engine_target(r.e, 1)->node);
 	CHECK_INT(engine_target(r.e, 2)->state, TARGET_FOUND);
-	CHECK(devtab_find(engine_devtab(r.e), "/devices/virtual/net/wdt9") ==
-	      NULL);
+	CHECK(devtab_find(engine_devtab(r.e), "/devices/virtual/net/wdt9") == NULL);
 	run_end(&r);
 }
 
@@ -1266,8 +1237,7 @@ static int run_with_spare_fds(int spare)
 
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sda1", 8, 1, 2048, NULL, true);
-	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1",
-			 300);
+	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1", 300);
 	/* every descriptor below the limit in use but @spare; the soft
 	 * limit only (valgrind refuses a change of the hard one) */
 	first = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1340,8 +1310,8 @@ static void test_sysfs_missing(void)
 
 	run_begin(&r, false);
 	/* what a real sysfs always has, and an empty mount point has not */
-	snprintf(path, sizeof(path), "rm -rf '%s/class' '%s/devices'",
-		 r.fs.root, r.fs.root);
+	snprintf(path, sizeof(path), "rm -rf '%s/class' '%s/devices'", r.fs.root,
+		 r.fs.root);
 	CHECK(system(path) == 0);
 	fakesys_send_raw(&r.fs,
 			 "add@/devices/virtual/net/eth0\0ACTION=add\0"
@@ -1438,8 +1408,8 @@ static void make_image(const char *dev, const char *name, const char *uuid,
 	}
 	if (uuid) {
 		snprintf(cmd, sizeof(cmd),
-			 "mkfs.ext4 -q -F -U %s -L '%s' '%s' >/dev/null 2>&1",
-			 uuid, label, path);
+			 "mkfs.ext4 -q -F -U %s -L '%s' '%s' >/dev/null 2>&1", uuid,
+			 label, path);
 		if (system(cmd) != 0) {
 			fprintf(stderr, "test-engine: mkfs.ext4 failed "
 					"(e2fsprogs installed?): FAILING\n");
@@ -1450,8 +1420,7 @@ static void make_image(const char *dev, const char *name, const char *uuid,
 		static const char zero[2];
 
 		f = fopen(path, "r+");
-		if (!f || fseek(f, 0x438, SEEK_SET) < 0 ||
-		    fwrite(zero, 1, 2, f) != 2) {
+		if (!f || fseek(f, 0x438, SEEK_SET) < 0 || fwrite(zero, 1, 2, f) != 2) {
 			perror(path);
 			exit(99);
 		}
@@ -1474,22 +1443,19 @@ static void test_probe(void)
 		run_begin(&r, false);
 		engine_for(&r, false, 0, NULL, NULL);
 		spec_parse_block("UUID=1234", &spec, err, sizeof(err));
-		CHECK_INT(engine_add_target(r.e, "root", &spec, 100),
-			  -EOPNOTSUPP);
+		CHECK_INT(engine_add_target(r.e, "root", &spec, 100), -EOPNOTSUPP);
 		run_end(&r);
 		return;
 	}
 	run_begin(&r, false);
 	make_image(r.dev, "sdu1", uuid, "rootfs", false);
 	make_image(r.dev, "sdu2", NULL, NULL, false);
-	make_image(r.dev, "sdu3", "11111111-2222-3333-4444-555555555555",
-		   "broken", true);
+	make_image(r.dev, "sdu3", "11111111-2222-3333-4444-555555555555", "broken", true);
 	fakesys_add_block(&r.fs, "sdu1", 8, 161, 16384, NULL, true);
 	fakesys_add_block(&r.fs, "sdu2", 8, 162, 16384, NULL, true);
 	fakesys_add_block(&r.fs, "sdu3", 8, 163, 16384, NULL, true);
 	engine_for(&r, false, 0, NULL, NULL);
-	add_block_target(r.e, "UUID=0B7C0D7A-7B1E-4F6C-9D4E-2F1A9A3C5E11",
-			 1000);
+	add_block_target(r.e, "UUID=0B7C0D7A-7B1E-4F6C-9D4E-2F1A9A3C5E11", 1000);
 	add_block_target(r.e, "LABEL=rootfs", 1000);
 	add_block_target(r.e, "/dev/disk/by-label/rootfs", 1000);
 	add_block_target(r.e, "/dev/sdu2", 300);
@@ -1544,8 +1510,7 @@ static void fresh_medium(struct fakesys *fs)
 	char dev[300];
 
 	snprintf(dev, sizeof(dev), "%s/dev", fs->root);
-	make_image(dev, "sdt", "7f2e5c60-3b4d-4e8f-a0b1-c2d3e4f5a6b7", "fresh",
-		   false);
+	make_image(dev, "sdt", "7f2e5c60-3b4d-4e8f-a0b1-c2d3e4f5a6b7", "fresh", false);
 	fakesys_send_block(fs, "change", "sdt", 8, 240, 0);
 }
 
@@ -1591,8 +1556,7 @@ static void test_probe_stall(void)
 	/* "look once" (a zero deadline) reads what the scan found, but
 	 * does not wait for a device that does not answer */
 	run_begin(&r, false);
-	make_image(r.dev, "sdt", "7f2e5c60-3b4d-4e8f-a0b1-c2d3e4f5a6b7",
-		   "fresh", false);
+	make_image(r.dev, "sdt", "7f2e5c60-3b4d-4e8f-a0b1-c2d3e4f5a6b7", "fresh", false);
 	fakesys_add_block(&r.fs, "sdt", 8, 240, 16384, NULL, true);
 	make_image(r.dev, "sds", NULL, NULL, false);
 	fakesys_add_block(&r.fs, "sds", 8, 224, 16384, NULL, true);

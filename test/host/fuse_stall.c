@@ -22,8 +22,7 @@ static const char *flag;
 static int backing_fd = -1;
 static off_t backing_size;
 
-static int fs_getattr(const char *path, struct stat *st,
-		      struct fuse_file_info *fi)
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	(void)fi;
 	memset(st, 0, sizeof(*st));
@@ -40,9 +39,8 @@ static int fs_getattr(const char *path, struct stat *st,
 	return 0;
 }
 
-static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
-		      off_t off, struct fuse_file_info *fi,
-		      enum fuse_readdir_flags flags)
+static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
 	(void)off;
 	(void)fi;

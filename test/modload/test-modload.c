@@ -75,8 +75,7 @@ static void would_load(const char *log, char *out, size_t size)
 		if (out[0])
 			strncat(out, " ", size - strlen(out) - 1);
 		strncat(out, p + 11,
-			n < size - strlen(out) - 1 ? n
-						   : size - strlen(out) - 1);
+			n < size - strlen(out) - 1 ? n : size - strlen(out) - 1);
 		p += 11;
 	}
 }
@@ -179,8 +178,8 @@ static void run_engine(void *ctx)
 	engine_free(e);
 }
 
-static void send_modalias(struct fakesys *fs, const char *devpath,
-			  const char *subsystem, const char *modalias)
+static void send_modalias(struct fakesys *fs, const char *devpath, const char *subsystem,
+			  const char *modalias)
 {
 	char buf[1024];
 	int n;
@@ -188,8 +187,8 @@ static void send_modalias(struct fakesys *fs, const char *devpath,
 	n = snprintf(buf, sizeof(buf),
 		     "add@%s%cACTION=add%cDEVPATH=%s%cSUBSYSTEM=%s%c"
 		     "MODALIAS=%s%cSEQNUM=%u%c",
-		     devpath, 0, 0, devpath, 0, subsystem, 0, modalias, 0,
-		     ++fs->seqnum, 0);
+		     devpath, 0, 0, devpath, 0, subsystem, 0, modalias, 0, ++fs->seqnum,
+		     0);
 	fakesys_send_raw(fs, buf, (size_t)n);
 }
 
@@ -202,9 +201,7 @@ static void test_engine_feeds_loader(void)
 	fakesys_init(&v.fs);
 	send_modalias(&v.fs, "/devices/pci0000:00/0000:00:04.0", "pci",
 		      "pci:v00008086d00001234sv00001AF4sd00001100bc01sc06i01");
-	send_modalias(&v.fs,
-		      "/devices/pci0000:00/0000:00:05.0/usb1/1-1/1-1:1.0",
-		      "usb",
+	send_modalias(&v.fs, "/devices/pci0000:00/0000:00:05.0/usb1/1-1/1-1:1.0", "usb",
 		      "usb:v1234p5678d0100dc00dsc00dp00ic08isc06ip50in00");
 	capture(run_engine, &v, log, sizeof(log));
 	would_load(log, mods, sizeof(mods));

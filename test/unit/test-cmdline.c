@@ -32,9 +32,7 @@ static const struct arg_case arg_cases[] = {
 	{ "root=/dev/sda1", 1, { { "root", "/dev/sda1" } } },
 	{ "a b", 2, { { "a", NULL }, { "b", NULL } } },
 	/* tabs, newlines and runs of blanks all separate */
-	{ "  a=1\t\tb=2\n c  \n",
-	  3,
-	  { { "a", "1" }, { "b", "2" }, { "c", NULL } } },
+	{ "  a=1\t\tb=2\n c  \n", 3, { { "a", "1" }, { "b", "2" }, { "c", NULL } } },
 	/* the value starts after the first '=' only */
 	{ "root=LABEL=x", 1, { { "root", "LABEL=x" } } },
 	{ "a=", 1, { { "a", "" } } },
@@ -62,9 +60,7 @@ static const struct arg_case arg_cases[] = {
 	/* a lone quote or an empty pair: an empty parameter */
 	{ "\"", 1, { { "", NULL } } },
 	{ "\"\" x", 2, { { "", NULL }, { "x", NULL } } },
-	{ "-- init arg",
-	  3,
-	  { { "--", NULL }, { "init", NULL }, { "arg", NULL } } },
+	{ "-- init arg", 3, { { "--", NULL }, { "init", NULL }, { "arg", NULL } } },
 };
 
 static void test_next_arg(void)
@@ -77,21 +73,18 @@ static void test_next_arg(void)
 		unsigned n = 0;
 
 		while ((args = cmdline_next_arg(args, &param, &val))) {
-			CHECK_MSG(n < c->n, "\"%s\": extra arg \"%s\"", c->line,
-				  param);
+			CHECK_MSG(n < c->n, "\"%s\": extra arg \"%s\"", c->line, param);
 			if (n >= c->n)
 				break;
 			CHECK_STR(param, c->args[n].param);
 			if (c->args[n].val)
 				CHECK_STR(val, c->args[n].val);
 			else
-				CHECK_MSG(!val,
-					  "\"%s\": arg %u has value \"%s\"",
+				CHECK_MSG(!val, "\"%s\": arg %u has value \"%s\"",
 					  c->line, n, val);
 			n++;
 		}
-		CHECK_MSG(n == c->n, "\"%s\": %u args, expected %u", c->line, n,
-			  c->n);
+		CHECK_MSG(n == c->n, "\"%s\": %u args, expected %u", c->line, n, c->n);
 		free(buf);
 	}
 }
@@ -113,49 +106,46 @@ struct parse_case {
 	uint64_t timeout_ms; /* DEF: no waitdev.timeout= */
 };
 
-#define HOST_LINE                                                              \
-	"mitigations=auto console=ttyS0 quiet reboot=k panic=1 "               \
+#define HOST_LINE                                                                        \
+	"mitigations=auto console=ttyS0 quiet reboot=k panic=1 "                         \
 	"rdinit=/process_api -- --firecracker-init --addr 0.0.0.0:2024"
 
 static const struct parse_case parse_cases[] = {
-	{ "", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
-	{ "quiet splash ro init=/sbin/init loglevel=3", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ HOST_LINE, .console = "ttyS0", .root_ms = DEF, .console_ms = DEF,
+	{ "", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "quiet splash ro init=/sbin/init loglevel=3", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
+	{ HOST_LINE, .console = "ttyS0", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	{ "BOOT_IMAGE=/vmlinuz root=UUID=1234-abcd ro quiet", SPEC_BLOCK_UUID,
 	  "1234-abcd", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
 	  .timeout_ms = DEF },
-	{ "root=/dev/vda1", SPEC_BLOCK_NAME, "vda1", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/vda1", SPEC_BLOCK_NAME, "vda1", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "root=PARTLABEL=rootfs rootwait", SPEC_BLOCK_PARTLABEL, "rootfs",
-	  .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
-	  .timeout_ms = DEF },
+	  .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* quoting */
-	{ "\"waitdev.root=LABEL=my disk\"", SPEC_BLOCK_LABEL, "my disk",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "\"waitdev.root=LABEL=my disk\"", SPEC_BLOCK_LABEL, "my disk", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.root=\"LABEL=my disk\" quiet", SPEC_BLOCK_LABEL, "my disk",
 	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "root=\"PARTLABEL=EFI System Partition\"", SPEC_BLOCK_PARTLABEL,
-	  "EFI System Partition", .root_ms = DEF, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	  "EFI System Partition", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	{ "\"root=/dev/sda2\"", SPEC_BLOCK_NAME, "sda2", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "\troot=/dev/sda2\n\n  console=ttyS1\t\trootwait\n", SPEC_BLOCK_NAME,
-	  "sda2", "ttyS1", .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
+	{ "\troot=/dev/sda2\n\n  console=ttyS1\t\trootwait\n", SPEC_BLOCK_NAME, "sda2",
+	  "ttyS1", .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
 	  .timeout_ms = DEF },
 	/* a blank inside quotes does not end the parameter */
 	{ "foo=\"a root=/dev/sdz b\" root=/dev/sda3", SPEC_BLOCK_NAME, "sda3",
 	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "foo=\"a root=/dev/sdz b\"", .root_ms = DEF, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "foo=\"a root=/dev/sdz b\"", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 
 	/* "--" ends the kernel's part */
-	{ "root=/dev/sda1 -- root=/dev/sdb1 waitdev.bogus=1 rootwait",
-	  SPEC_BLOCK_NAME, "sda1", .root_ms = DEF, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/sda1 -- root=/dev/sdb1 waitdev.bogus=1 rootwait", SPEC_BLOCK_NAME,
+	  "sda1", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "-- root=/dev/sdb1 console=ttyS0", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
 	/* "--x" and "--=x" are not the separator */
@@ -165,24 +155,24 @@ static const struct parse_case parse_cases[] = {
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* the last of a single-valued key wins */
-	{ "root=/dev/sda1 root=/dev/sdb2", SPEC_BLOCK_NAME, "sdb2",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "waitdev.root=/dev/sda1 waitdev.root=8:2", SPEC_BLOCK_DEVT, "",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "waitdev.net=eth0,eth1 waitdev.net=wlan0", .net = "wlan0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/sda1 root=/dev/sdb2", SPEC_BLOCK_NAME, "sdb2", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.root=/dev/sda1 waitdev.root=8:2", SPEC_BLOCK_DEVT, "", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.net=eth0,eth1 waitdev.net=wlan0", .net = "wlan0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.net=eth0 waitdev.net=", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "rootdelay=10 rootdelay=3", .root_ms = 3000, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "rootwait=5 rootwait=7", .root_ms = 7000, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootdelay=10 rootdelay=3", .root_ms = 3000, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "rootwait=5 rootwait=7", .root_ms = 7000, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	{ "consoledelay=100 consoledelay=20", .root_ms = DEF, .console_ms = 20,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "waitdev.timeout=1 waitdev.timeout=2", .root_ms = 2000,
-	  .console_ms = 2000, .net_ms = 2000, .timeout_ms = 2000 },
-	{ "waitdev.console=ttyS0 waitdev.console=hvc1", .console = "hvc1",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.timeout=1 waitdev.timeout=2", .root_ms = 2000, .console_ms = 2000,
+	  .net_ms = 2000, .timeout_ms = 2000 },
+	{ "waitdev.console=ttyS0 waitdev.console=hvc1", .console = "hvc1", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* no known key has '-' or '_', so these are other keys */
 	{ "root_wait root-delay=abc console_wait root-=/dev/x", .root_ms = DEF,
@@ -201,49 +191,48 @@ static const struct parse_case parse_cases[] = {
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.root= root=/dev/sda1", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "waitdev.root=/dev/sda1 waitdev.root=", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "waitdev.root=/dev/sda1 waitdev.root=", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "waitdev.console= console=ttyS0", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "console=ttyS0 waitdev.console=ttyAMA0", .console = "ttyAMA0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=ttyS0 waitdev.console=ttyAMA0", .console = "ttyAMA0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* network roots are not block devices */
-	{ "root=/dev/nfs nfsroot=10.0.0.1:/srv ip=dhcp",
-	  .skipped = "root=/dev/nfs", .root_ms = DEF, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/nfs nfsroot=10.0.0.1:/srv ip=dhcp", .skipped = "root=/dev/nfs",
+	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "root=/dev/cifs", .skipped = "root=/dev/cifs", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "root=/dev/nfs root=/dev/sda1", SPEC_BLOCK_NAME, "sda1",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "root=/dev/nfs root=/dev/sda1", SPEC_BLOCK_NAME, "sda1", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 
 	/* consoles: the last one naming a tty */
-	{ "console=tty0 console=ttyS0,115200n8", .console = "ttyS0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "console=ttyS0,115200n8 console=tty0", .console = "tty0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=tty0 console=ttyS0,115200n8", .console = "ttyS0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=ttyS0,115200n8 console=tty0", .console = "tty0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=ttyS0 console=netcon0", .console = "ttyS0",
-	  .skipped = "console=netcon0", .root_ms = DEF, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	  .skipped = "console=netcon0", .root_ms = DEF, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	{ "console=uart8250,io,0x3f8 console=lp0",
 	  .skipped = "console=uart8250,io,0x3f8|console=lp0", .root_ms = DEF,
 	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
-	{ "console=/dev/ttyUSB0", .console = "ttyUSB0", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=/dev/ttyUSB0", .console = "ttyUSB0", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=hvc0", .console = "hvc0", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "console=ttyAMA0,115200 earlycon", .console = "ttyAMA0",
-	  .root_ms = DEF, .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	{ "console=ttyAMA0,115200 earlycon", .console = "ttyAMA0", .root_ms = DEF,
+	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
 	{ "console=ttyS", .console = "ttyS0", .root_ms = DEF, .console_ms = DEF,
 	  .net_ms = DEF, .timeout_ms = DEF },
 	{ "root=/dev/nfs console=netcon0 console=ttyS2", .console = "ttyS2",
-	  .skipped = "console=netcon0|root=/dev/nfs", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	  .skipped = "console=netcon0|root=/dev/nfs", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 
 	/* network */
 	{ "waitdev.net=eth0,enx*,52:54:00:12:34:56:carrier,any:up",
-	  .net = "eth0,enx*,52:54:00:12:34:56,any", .root_ms = DEF,
-	  .console_ms = DEF, .net_ms = DEF, .timeout_ms = DEF },
+	  .net = "eth0,enx*,52:54:00:12:34:56,any", .root_ms = DEF, .console_ms = DEF,
+	  .net_ms = DEF, .timeout_ms = DEF },
 
 	/* deadlines */
 	{ "rootwait", .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
@@ -254,35 +243,34 @@ static const struct parse_case parse_cases[] = {
 	  .timeout_ms = DEF },
 	{ "rootdelay=10", .root_ms = 10000, .console_ms = DEF, .net_ms = DEF,
 	  .timeout_ms = DEF },
-	{ "rootwait=5 rootdelay=10", .root_ms = 10000, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "rootdelay=10 rootwait=15", .root_ms = 15000, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "rootdelay=10 rootwait", .root_ms = FOREVER, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootwait=5 rootdelay=10", .root_ms = 10000, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "rootdelay=10 rootwait=15", .root_ms = 15000, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "rootdelay=10 rootwait", .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	/* rootwait and rootwait=N set one kernel variable: the last wins */
-	{ "rootwait rootwait=5", .root_ms = 5000, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "rootwait=5 rootwait", .root_ms = FOREVER, .console_ms = DEF,
-	  .net_ms = DEF, .timeout_ms = DEF },
+	{ "rootwait rootwait=5", .root_ms = 5000, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
+	{ "rootwait=5 rootwait", .root_ms = FOREVER, .console_ms = DEF, .net_ms = DEF,
+	  .timeout_ms = DEF },
 	{ "consolewait", .root_ms = DEF, .console_ms = FOREVER, .net_ms = DEF,
 	  .timeout_ms = DEF },
 	{ "consoledelay=250", .root_ms = DEF, .console_ms = 250, .net_ms = DEF,
 	  .timeout_ms = DEF },
 	{ "consolewait consoledelay=250", .root_ms = DEF, .console_ms = FOREVER,
 	  .net_ms = DEF, .timeout_ms = DEF },
-	{ "waitdev.timeout=3", .root_ms = 3000, .console_ms = 3000,
-	  .net_ms = 3000, .timeout_ms = 3000 },
-	{ "waitdev.timeout=2.5", .root_ms = 2500, .console_ms = 2500,
-	  .net_ms = 2500, .timeout_ms = 2500 },
-	{ "waitdev.timeout=0.010", .root_ms = 10, .console_ms = 10,
-	  .net_ms = 10, .timeout_ms = 10 },
+	{ "waitdev.timeout=3", .root_ms = 3000, .console_ms = 3000, .net_ms = 3000,
+	  .timeout_ms = 3000 },
+	{ "waitdev.timeout=2.5", .root_ms = 2500, .console_ms = 2500, .net_ms = 2500,
+	  .timeout_ms = 2500 },
+	{ "waitdev.timeout=0.010", .root_ms = 10, .console_ms = 10, .net_ms = 10,
+	  .timeout_ms = 10 },
 	{ "waitdev.timeout=forever", .root_ms = FOREVER, .console_ms = FOREVER,
 	  .net_ms = FOREVER, .timeout_ms = FOREVER },
 	/* waitdev.timeout= bounds everything, whatever the order */
-	{ "waitdev.timeout=3 rootwait consolewait rootdelay=60",
-	  .root_ms = 3000, .console_ms = 3000, .net_ms = 3000,
-	  .timeout_ms = 3000 },
+	{ "waitdev.timeout=3 rootwait consolewait rootdelay=60", .root_ms = 3000,
+	  .console_ms = 3000, .net_ms = 3000, .timeout_ms = 3000 },
 	{ "rootwait consoledelay=5 waitdev.timeout=4", .root_ms = 4000,
 	  .console_ms = 4000, .net_ms = 4000, .timeout_ms = 4000 },
 };
@@ -295,8 +283,8 @@ static const char *type_name(enum spec_type t)
 	return buf;
 }
 
-static void join(char *out, size_t size, const char *sep,
-		 const char *const *items, unsigned n)
+static void join(char *out, size_t size, const char *sep, const char *const *items,
+		 unsigned n)
 {
 	unsigned i;
 
@@ -315,8 +303,7 @@ static void check_parse_case(const struct parse_case *c)
 	char got[1024];
 	const char *items[CMDLINE_NET_MAX + CMDLINE_SKIPPED_MAX];
 	uint64_t root_ms = c->root_ms == DEF ? DEFAULT_ROOT_MS : c->root_ms;
-	uint64_t con_ms = c->console_ms == DEF ? DEFAULT_CONSOLE_MS
-					       : c->console_ms;
+	uint64_t con_ms = c->console_ms == DEF ? DEFAULT_CONSOLE_MS : c->console_ms;
 	uint64_t net_ms = c->net_ms == DEF ? DEFAULT_NET_MS : c->net_ms;
 	unsigned i;
 	int r;
@@ -327,16 +314,16 @@ static void check_parse_case(const struct parse_case *c)
 	if (r != 0)
 		return;
 
-	CHECK_MSG(cfg.has_root == (c->root != NULL), "\"%s\": has_root %d",
-		  c->line, cfg.has_root);
+	CHECK_MSG(cfg.has_root == (c->root != NULL), "\"%s\": has_root %d", c->line,
+		  cfg.has_root);
 	if (c->root && cfg.has_root) {
-		CHECK_MSG(cfg.root.type == c->root_type, "\"%s\": root %s",
-			  c->line, type_name(cfg.root.type));
+		CHECK_MSG(cfg.root.type == c->root_type, "\"%s\": root %s", c->line,
+			  type_name(cfg.root.type));
 		if (c->root_type != SPEC_BLOCK_DEVT)
 			CHECK_STR(cfg.root.value, c->root);
 	}
-	CHECK_MSG(cfg.has_console == (c->console != NULL),
-		  "\"%s\": has_console %d", c->line, cfg.has_console);
+	CHECK_MSG(cfg.has_console == (c->console != NULL), "\"%s\": has_console %d",
+		  c->line, cfg.has_console);
 	if (c->console && cfg.has_console) {
 		CHECK_INT(cfg.console.type, SPEC_CONSOLE_TTY);
 		CHECK_STR(cfg.console.value, c->console);
@@ -345,9 +332,8 @@ static void check_parse_case(const struct parse_case *c)
 	for (i = 0; i < cfg.n_net && i < CMDLINE_NET_MAX; i++)
 		items[i] = cfg.net[i].value;
 	join(got, sizeof(got), ",", items, i);
-	CHECK_MSG(streq(got, c->net ? c->net : ""),
-		  "\"%s\": net \"%s\", expected \"%s\"", c->line, got,
-		  c->net ? c->net : "");
+	CHECK_MSG(streq(got, c->net ? c->net : ""), "\"%s\": net \"%s\", expected \"%s\"",
+		  c->line, got, c->net ? c->net : "");
 
 	for (i = 0; i < cfg.n_skipped && i < CMDLINE_SKIPPED_MAX; i++)
 		items[i] = cfg.skipped[i];
@@ -357,20 +343,18 @@ static void check_parse_case(const struct parse_case *c)
 		  c->skipped ? c->skipped : "");
 
 	CHECK_MSG(cfg.root_ms == root_ms,
-		  "\"%s\": root_ms %" PRIu64 ", expected %" PRIu64, c->line,
-		  cfg.root_ms, root_ms);
+		  "\"%s\": root_ms %" PRIu64 ", expected %" PRIu64, c->line, cfg.root_ms,
+		  root_ms);
 	CHECK_MSG(cfg.console_ms == con_ms,
 		  "\"%s\": console_ms %" PRIu64 ", expected %" PRIu64, c->line,
 		  cfg.console_ms, con_ms);
-	CHECK_MSG(cfg.net_ms == net_ms,
-		  "\"%s\": net_ms %" PRIu64 ", expected %" PRIu64, c->line,
-		  cfg.net_ms, net_ms);
-	CHECK_MSG(cfg.has_timeout == (c->timeout_ms != DEF),
-		  "\"%s\": has_timeout %d", c->line, cfg.has_timeout);
+	CHECK_MSG(cfg.net_ms == net_ms, "\"%s\": net_ms %" PRIu64 ", expected %" PRIu64,
+		  c->line, cfg.net_ms, net_ms);
+	CHECK_MSG(cfg.has_timeout == (c->timeout_ms != DEF), "\"%s\": has_timeout %d",
+		  c->line, cfg.has_timeout);
 	if (c->timeout_ms != DEF)
-		CHECK_MSG(cfg.timeout_ms == c->timeout_ms,
-			  "\"%s\": timeout_ms %" PRIu64, c->line,
-			  cfg.timeout_ms);
+		CHECK_MSG(cfg.timeout_ms == c->timeout_ms, "\"%s\": timeout_ms %" PRIu64,
+			  c->line, cfg.timeout_ms);
 }
 
 static void test_parse_ok(void)
@@ -412,8 +396,8 @@ static void test_parse_details(void)
 	CHECK_INT(cfg.root.minor, 1);
 
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("root=PARTUUID=0badcafe-02/PARTNROFF=-1", &cfg,
-				err, sizeof(err)),
+	CHECK_INT(cmdline_parse("root=PARTUUID=0badcafe-02/PARTNROFF=-1", &cfg, err,
+				sizeof(err)),
 		  0);
 	CHECK_INT(cfg.root.type, SPEC_BLOCK_PARTUUID);
 	CHECK_STR(cfg.root.value, "0badcafe-02");
@@ -421,15 +405,13 @@ static void test_parse_details(void)
 	CHECK_INT(cfg.root.partnroff, -1);
 
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("console=ttyS0,115200n8", &cfg, err,
-				sizeof(err)),
-		  0);
+	CHECK_INT(cmdline_parse("console=ttyS0,115200n8", &cfg, err, sizeof(err)), 0);
 	CHECK_STR(cfg.console.text, "ttyS0,115200n8");
 
 	/* net states come through */
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("waitdev.net=eth0:carrier,any:up,eth1", &cfg,
-				err, sizeof(err)),
+	CHECK_INT(cmdline_parse("waitdev.net=eth0:carrier,any:up,eth1", &cfg, err,
+				sizeof(err)),
 		  0);
 	CHECK_INT(cfg.n_net, 3);
 	CHECK_INT(cfg.net[0].type, SPEC_NET_NAME);
@@ -528,13 +510,12 @@ static void test_parse_bad(void)
 
 		cmdline_config_init(&cfg);
 		r = cmdline_parse(c->line, &cfg, err, sizeof(err));
-		CHECK_MSG(r == -EINVAL, "\"%s\": returned %d, expected -EINVAL",
-			  c->line, r);
+		CHECK_MSG(r == -EINVAL, "\"%s\": returned %d, expected -EINVAL", c->line,
+			  r);
 		CHECK_MSG(strstr(err, c->key) != NULL,
-			  "\"%s\": message \"%s\" does not name %s", c->line,
-			  err, c->key);
-		CHECK_MSG(!strchr(err, '\n'), "\"%s\": message has a newline",
-			  c->line);
+			  "\"%s\": message \"%s\" does not name %s", c->line, err,
+			  c->key);
+		CHECK_MSG(!strchr(err, '\n'), "\"%s\": message has a newline", c->line);
 	}
 }
 
@@ -584,8 +565,7 @@ static void test_net_list(void)
 	unsigned i;
 
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse_net_list("--net", "eth0,enp*:up", &cfg, err,
-					 sizeof(err)),
+	CHECK_INT(cmdline_parse_net_list("--net", "eth0,enp*:up", &cfg, err, sizeof(err)),
 		  0);
 	CHECK_INT(cfg.n_net, 2);
 	CHECK_STR(cfg.net[0].value, "eth0");
@@ -594,58 +574,50 @@ static void test_net_list(void)
 	CHECK_INT(cfg.net[1].net_state, NET_UP);
 
 	/* replaces, not appends */
-	CHECK_INT(cmdline_parse_net_list("--net", "52-54-00-12-34-56", &cfg,
-					 err, sizeof(err)),
+	CHECK_INT(cmdline_parse_net_list("--net", "52-54-00-12-34-56", &cfg, err,
+					 sizeof(err)),
 		  0);
 	CHECK_INT(cfg.n_net, 1);
 	CHECK_INT(cfg.net[0].type, SPEC_NET_MAC);
 	CHECK_INT(cfg.net[0].mac[5], 0x56);
 
 	/* empty commas around specs are skipped */
-	CHECK_INT(cmdline_parse_net_list("--net", ",eth0,,eth1,", &cfg, err,
-					 sizeof(err)),
+	CHECK_INT(cmdline_parse_net_list("--net", ",eth0,,eth1,", &cfg, err, sizeof(err)),
 		  0);
 	CHECK_INT(cfg.n_net, 2);
 	CHECK_STR(cfg.net[1].value, "eth1");
 
 	/* empty: no wait */
-	CHECK_INT(cmdline_parse_net_list("--net", "", &cfg, err, sizeof(err)),
-		  0);
+	CHECK_INT(cmdline_parse_net_list("--net", "", &cfg, err, sizeof(err)), 0);
 	CHECK_INT(cfg.n_net, 0);
 
 	/* errors name the key given */
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("--net", "eth0:down", &cfg, err,
-					 sizeof(err)),
+	CHECK_INT(cmdline_parse_net_list("--net", "eth0:down", &cfg, err, sizeof(err)),
 		  -EINVAL);
-	CHECK_MSG(strstr(err, "--net") && strstr(err, "down"), "message \"%s\"",
-		  err);
+	CHECK_MSG(strstr(err, "--net") && strstr(err, "down"), "message \"%s\"", err);
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("--net", ",", &cfg, err, sizeof(err)),
-		  -EINVAL);
+	CHECK_INT(cmdline_parse_net_list("--net", ",", &cfg, err, sizeof(err)), -EINVAL);
 	CHECK_MSG(strstr(err, "--net") != NULL, "message \"%s\"", err);
 
 	/* CMDLINE_NET_MAX interfaces, then one too many */
 	list[0] = '\0';
 	for (i = 0; i < CMDLINE_NET_MAX; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list),
-			 "%seth%u", i ? "," : "", i);
-	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)),
-		  0);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%seth%u",
+			 i ? "," : "", i);
+	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)), 0);
 	CHECK_INT(cfg.n_net, CMDLINE_NET_MAX);
 	CHECK_STR(cfg.net[CMDLINE_NET_MAX - 1].value, "eth15");
 	strcat(list, ",eth99");
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)),
-		  -EINVAL);
+	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK_MSG(strstr(err, "--net") != NULL, "message \"%s\"", err);
 
 	/* longer than the copy buffer */
 	memset(list, 'e', sizeof(list) - 1);
 	list[sizeof(list) - 1] = '\0';
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("waitdev.net", list, &cfg, err,
-					 sizeof(err)),
+	CHECK_INT(cmdline_parse_net_list("waitdev.net", list, &cfg, err, sizeof(err)),
 		  -EINVAL);
 	CHECK_MSG(strstr(err, "waitdev.net") != NULL, "message \"%s\"", err);
 }

@@ -57,8 +57,7 @@ static void test_kmsg_reopen_race(void)
 
 		log_close_kmsg();
 		/* most likely the number kmsg had: what a late write hits */
-		fd = open(other, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-			  0600);
+		fd = open(other, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 		bad += fd < 0;
 		close(fd);
 		bad += log_open_kmsg(kmsg) < 0;

@@ -21,8 +21,8 @@ struct dgram {
 	size_t len;
 };
 
-static struct nlmsghdr *msg_begin(struct dgram *d, unsigned short type,
-				  int ifindex, unsigned flags)
+static struct nlmsghdr *msg_begin(struct dgram *d, unsigned short type, int ifindex,
+				  unsigned flags)
 {
 	struct nlmsghdr *nh = (struct nlmsghdr *)(d->buf + d->len);
 	struct ifinfomsg *ifi;
@@ -44,8 +44,7 @@ static struct nlmsghdr *msg_begin(struct dgram *d, unsigned short type,
 static void msg_attr(struct nlmsghdr *nh, unsigned short type, const void *data,
 		     size_t len)
 {
-	struct rtattr *rta =
-		(struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
 
 	rta->rta_type = type;
 	rta->rta_len = (unsigned short)RTA_LENGTH(len);
@@ -82,8 +81,7 @@ static void collect(void *ctx, const struct rtnl_link *link)
  * Parses a copy of @d in a heap buffer of exactly the datagram's size, so
  * that a sanitizer sees any read past its end.
  */
-static int parse_exact(const void *data, size_t len, struct collected *c,
-		       void **keep)
+static int parse_exact(const void *data, size_t len, struct collected *c, void **keep)
 {
 	void *copy = malloc(len ? len : 1);
 
@@ -115,56 +113,52 @@ struct link_case {
 
 static const struct link_case link_cases[] = {
 	{ "newlink, all attributes", RTM_NEWLINK, 2,
-	  IFF_UP | IFF_RUNNING | IFF_BROADCAST | IFF_MULTICAST | IFF_LOWER_UP,
-	  "eth0", 0, 6, IF_OPER_UP, 0, 0, 0, 1 },
-	{ "newlink, down", RTM_NEWLINK, 3, IFF_BROADCAST, "enp0s3", 0, 6,
-	  IF_OPER_DOWN, 0, 0, 0, 1 },
+	  IFF_UP | IFF_RUNNING | IFF_BROADCAST | IFF_MULTICAST | IFF_LOWER_UP, "eth0", 0,
+	  6, IF_OPER_UP, 0, 0, 0, 1 },
+	{ "newlink, down", RTM_NEWLINK, 3, IFF_BROADCAST, "enp0s3", 0, 6, IF_OPER_DOWN, 0,
+	  0, 0, 1 },
 	{ "newlink, up, no carrier", RTM_NEWLINK, 3, IFF_UP, "enp0s3", 0, 6,
 	  IF_OPER_LOWERLAYERDOWN, 0, 0, 0, 1 },
-	{ "dellink", RTM_DELLINK, 4, 0, "veth1", 0, 6, IF_OPER_DOWN, 0, 0, 0,
+	{ "dellink", RTM_DELLINK, 4, 0, "veth1", 0, 6, IF_OPER_DOWN, 0, 0, 0, 1 },
+	{ "no attributes", RTM_NEWLINK, 5, IFF_UP, NULL, 0, NO_ATTR, NO_ATTR, 0, 0, 0,
 	  1 },
-	{ "no attributes", RTM_NEWLINK, 5, IFF_UP, NULL, 0, NO_ATTR, NO_ATTR, 0,
+	{ "loopback", RTM_NEWLINK, 1, IFF_UP | IFF_LOOPBACK | IFF_RUNNING, "lo", 0, 6,
+	  IF_OPER_UNKNOWN, 0, 0, 0, 1 },
+	{ "15-character name", RTM_NEWLINK, 6, 0, "abcdefghijklmno", 0, NO_ATTR, NO_ATTR,
+	  0, 0, 0, 1 },
+	{ "name padded with NULs", RTM_NEWLINK, 6, 0, "eth0", 8, NO_ATTR, NO_ATTR, 0, 0,
+	  0, 1 },
+	{ "InfiniBand address", RTM_NEWLINK, 7, IFF_UP, "ib0", 0, 20, IF_OPER_DORMANT, 0,
 	  0, 0, 1 },
-	{ "loopback", RTM_NEWLINK, 1, IFF_UP | IFF_LOOPBACK | IFF_RUNNING, "lo",
-	  0, 6, IF_OPER_UNKNOWN, 0, 0, 0, 1 },
-	{ "15-character name", RTM_NEWLINK, 6, 0, "abcdefghijklmno", 0, NO_ATTR,
-	  NO_ATTR, 0, 0, 0, 1 },
-	{ "name padded with NULs", RTM_NEWLINK, 6, 0, "eth0", 8, NO_ATTR,
-	  NO_ATTR, 0, 0, 0, 1 },
-	{ "InfiniBand address", RTM_NEWLINK, 7, IFF_UP, "ib0", 0, 20,
-	  IF_OPER_DORMANT, 0, 0, 0, 1 },
-	{ "32-byte address", RTM_NEWLINK, 7, 0, "x0", 0, 32, NO_ATTR, 0, 0, 0,
-	  1 },
+	{ "32-byte address", RTM_NEWLINK, 7, 0, "x0", 0, 32, NO_ATTR, 0, 0, 0, 1 },
 	{ "empty address", RTM_NEWLINK, 7, 0, "x0", 0, 0, NO_ATTR, 0, 0, 0, 1 },
-	{ "large ifindex", RTM_NEWLINK, 0x7fffffff, 0, "x0", 0, NO_ATTR,
-	  NO_ATTR, 0, 0, 0, 1 },
+	{ "large ifindex", RTM_NEWLINK, 0x7fffffff, 0, "x0", 0, NO_ATTR, NO_ATTR, 0, 0, 0,
+	  1 },
 
-	{ "ifindex 0", RTM_NEWLINK, 0, IFF_UP, "eth0", 0, 6, IF_OPER_UP, 0, 0,
-	  0, -EBADMSG },
-	{ "negative ifindex", RTM_DELLINK, -3, 0, "eth0", 0, 6, NO_ATTR, 0, 0,
-	  0, -EBADMSG },
-	{ "name without NUL", RTM_NEWLINK, 2, 0, "eth0", 4, NO_ATTR, NO_ATTR, 0,
-	  0, 0, -EBADMSG },
-	{ "empty name", RTM_NEWLINK, 2, 0, "", -1, NO_ATTR, NO_ATTR, 0, 0, 0,
+	{ "ifindex 0", RTM_NEWLINK, 0, IFF_UP, "eth0", 0, 6, IF_OPER_UP, 0, 0, 0,
 	  -EBADMSG },
-	{ "name longer than IFNAMSIZ", RTM_NEWLINK, 2, 0, "abcdefghijklmnop", 0,
-	  NO_ATTR, NO_ATTR, 0, 0, 0, -EBADMSG },
-	{ "address longer than MAX_ADDR_LEN", RTM_NEWLINK, 2, 0, "eth0", 0, 33,
+	{ "negative ifindex", RTM_DELLINK, -3, 0, "eth0", 0, 6, NO_ATTR, 0, 0, 0,
+	  -EBADMSG },
+	{ "name without NUL", RTM_NEWLINK, 2, 0, "eth0", 4, NO_ATTR, NO_ATTR, 0, 0, 0,
+	  -EBADMSG },
+	{ "empty name", RTM_NEWLINK, 2, 0, "", -1, NO_ATTR, NO_ATTR, 0, 0, 0, -EBADMSG },
+	{ "name longer than IFNAMSIZ", RTM_NEWLINK, 2, 0, "abcdefghijklmnop", 0, NO_ATTR,
 	  NO_ATTR, 0, 0, 0, -EBADMSG },
-	{ "empty operstate", RTM_NEWLINK, 2, 0, "eth0", 0, 6, EMPTY_ATTR, 0, 0,
-	  0, -EBADMSG },
-	{ "header too short for ifinfomsg", RTM_NEWLINK, 2, 0, NULL, 0, NO_ATTR,
-	  NO_ATTR, NLMSG_LENGTH(8), 0, 0, -EBADMSG },
-	{ "nlmsg_len 0", RTM_NEWLINK, 2, 0, "eth0", 0, 6, NO_ATTR, -1, 0, 0,
+	{ "address longer than MAX_ADDR_LEN", RTM_NEWLINK, 2, 0, "eth0", 0, 33, NO_ATTR,
+	  0, 0, 0, -EBADMSG },
+	{ "empty operstate", RTM_NEWLINK, 2, 0, "eth0", 0, 6, EMPTY_ATTR, 0, 0, 0,
 	  -EBADMSG },
-	{ "truncated in the attributes", RTM_NEWLINK, 2, IFF_UP, "eth0", 0, 6,
-	  IF_OPER_UP, 0, 8, 0, -EBADMSG },
-	{ "truncated in ifinfomsg", RTM_NEWLINK, 2, IFF_UP, NULL, 0, NO_ATTR,
-	  NO_ATTR, 0, 16, 0, -EBADMSG },
-	{ "truncated in the header", RTM_NEWLINK, 2, IFF_UP, NULL, 0, NO_ATTR,
-	  NO_ATTR, 0, 30, 0, -EBADMSG },
-	{ "a partial second header", RTM_NEWLINK, 2, IFF_UP, "eth0", 0, 6,
-	  IF_OPER_UP, 0, 0, 8, -EBADMSG },
+	{ "header too short for ifinfomsg", RTM_NEWLINK, 2, 0, NULL, 0, NO_ATTR, NO_ATTR,
+	  NLMSG_LENGTH(8), 0, 0, -EBADMSG },
+	{ "nlmsg_len 0", RTM_NEWLINK, 2, 0, "eth0", 0, 6, NO_ATTR, -1, 0, 0, -EBADMSG },
+	{ "truncated in the attributes", RTM_NEWLINK, 2, IFF_UP, "eth0", 0, 6, IF_OPER_UP,
+	  0, 8, 0, -EBADMSG },
+	{ "truncated in ifinfomsg", RTM_NEWLINK, 2, IFF_UP, NULL, 0, NO_ATTR, NO_ATTR, 0,
+	  16, 0, -EBADMSG },
+	{ "truncated in the header", RTM_NEWLINK, 2, IFF_UP, NULL, 0, NO_ATTR, NO_ATTR, 0,
+	  30, 0, -EBADMSG },
+	{ "a partial second header", RTM_NEWLINK, 2, IFF_UP, "eth0", 0, 6, IF_OPER_UP, 0,
+	  0, 8, -EBADMSG },
 };
 
 static void build_link_case(const struct link_case *c, struct dgram *d)
@@ -214,16 +208,16 @@ static void check_link(const char *name, const struct rtnl_link *l,
 	int i;
 
 	CHECK_MSG(l->ifindex == c->ifindex, "%s: ifindex %d", name, l->ifindex);
-	CHECK_MSG(l->deleted == (c->type == RTM_DELLINK), "%s: deleted %d",
-		  name, l->deleted);
-	CHECK_MSG(l->flags == c->flags, "%s: flags %#x, expected %#x", name,
-		  l->flags, c->flags);
+	CHECK_MSG(l->deleted == (c->type == RTM_DELLINK), "%s: deleted %d", name,
+		  l->deleted);
+	CHECK_MSG(l->flags == c->flags, "%s: flags %#x, expected %#x", name, l->flags,
+		  c->flags);
 	if (c->operstate >= 0)
-		CHECK_MSG(l->operstate == (unsigned)c->operstate,
-			  "%s: operstate %u", name, l->operstate);
-	else
-		CHECK_MSG(l->operstate == IF_OPER_UNKNOWN, "%s: operstate %u",
+		CHECK_MSG(l->operstate == (unsigned)c->operstate, "%s: operstate %u",
 			  name, l->operstate);
+	else
+		CHECK_MSG(l->operstate == IF_OPER_UNKNOWN, "%s: operstate %u", name,
+			  l->operstate);
 	if (c->ifname)
 		CHECK_STR(l->ifname, c->ifname);
 	else
@@ -233,11 +227,9 @@ static void check_link(const char *name, const struct rtnl_link *l,
 		return;
 	}
 	CHECK_MSG(l->mac != NULL, "%s: no mac", name);
-	CHECK_MSG(l->mac_len == (unsigned)c->mac_len, "%s: mac_len %u", name,
-		  l->mac_len);
+	CHECK_MSG(l->mac_len == (unsigned)c->mac_len, "%s: mac_len %u", name, l->mac_len);
 	for (i = 0; l->mac && i < c->mac_len && i < (int)l->mac_len; i++)
-		CHECK_MSG(l->mac[i] == 0x50 + i, "%s: mac[%d] = %#x", name, i,
-			  l->mac[i]);
+		CHECK_MSG(l->mac[i] == 0x50 + i, "%s: mac[%d] = %#x", name, i, l->mac[i]);
 }
 
 static void test_link_cases(void)
@@ -253,16 +245,15 @@ static void test_link_cases(void)
 
 		build_link_case(c, &d);
 		r = parse_exact(d.buf, d.len, &got, &keep);
-		CHECK_MSG(r == c->ret, "%s: returned %d, expected %d", c->name,
-			  r, c->ret);
+		CHECK_MSG(r == c->ret, "%s: returned %d, expected %d", c->name, r,
+			  c->ret);
 		if (c->ret == 1 && r == 1) {
 			CHECK_INT(got.n, 1);
 			check_link(c->name, &got.links[0], c);
 		}
 		/* (with garbage after it, the one message was good) */
 		if (c->ret < 0 && !c->extra)
-			CHECK_MSG(got.n == 0, "%s: %d links passed on", c->name,
-				  got.n);
+			CHECK_MSG(got.n == 0, "%s: %d links passed on", c->name, got.n);
 		free(keep);
 	}
 }
@@ -379,23 +370,19 @@ static void test_recv_batch(void)
 	unsigned got = 0, sent = 0, calls = 0;
 	int sv[2], size = 4 << 20, r;
 
-	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
-			 sv) == 0);
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) == 0);
 	/* room for the flood (FORCE as root; the plain size otherwise) */
-	if (setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) <
-	    0)
+	if (setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	nh = msg_begin(&d, RTM_NEWLINK, 2, IFF_UP);
 	msg_end(&d, nh);
-	while (sent < 1000 &&
-	       send(sv[1], d.buf, d.len, MSG_DONTWAIT) == (ssize_t)d.len)
+	while (sent < 1000 && send(sv[1], d.buf, d.len, MSG_DONTWAIT) == (ssize_t)d.len)
 		sent++;
 	CHECK_MSG(sent > RTNL_BATCH, "only %u datagrams queued", sent);
 	CHECK(rtnl_open_fd(&rt, sv[0]) == 0);
 	r = rtnl_recv(rt, count_link, &got);
 	CHECK_MSG(got <= RTNL_BATCH && r == 1,
-		  "one call read %u of %u messages (returned %d): no cap", got,
-		  sent, r);
+		  "one call read %u of %u messages (returned %d): no cap", got, sent, r);
 	for (calls = 1; r == 1 && calls < 1000; calls++)
 		r = rtnl_recv(rt, count_link, &got);
 	CHECK_INT(r, 0);

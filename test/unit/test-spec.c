@@ -22,21 +22,21 @@ struct block_case {
 	int partnroff;
 };
 
-#define BAD(t)                                                                 \
-	{                                                                      \
-		t, -EINVAL, SPEC_NONE, NULL, 0, 0, false, 0                    \
+#define BAD(t)                                                                           \
+	{                                                                                \
+		t, -EINVAL, SPEC_NONE, NULL, 0, 0, false, 0                              \
 	}
-#define NAME(t, v)                                                             \
-	{                                                                      \
-		t, 0, SPEC_BLOCK_NAME, v, 0, 0, false, 0                       \
+#define NAME(t, v)                                                                       \
+	{                                                                                \
+		t, 0, SPEC_BLOCK_NAME, v, 0, 0, false, 0                                 \
 	}
-#define DEVT(t, ma, mi)                                                        \
-	{                                                                      \
-		t, 0, SPEC_BLOCK_DEVT, NULL, ma, mi, false, 0                  \
+#define DEVT(t, ma, mi)                                                                  \
+	{                                                                                \
+		t, 0, SPEC_BLOCK_DEVT, NULL, ma, mi, false, 0                            \
 	}
-#define VAL(t, ty, v)                                                          \
-	{                                                                      \
-		t, 0, ty, v, 0, 0, false, 0                                    \
+#define VAL(t, ty, v)                                                                    \
+	{                                                                                \
+		t, 0, ty, v, 0, 0, false, 0                                              \
 	}
 
 static const struct block_case block_cases[] = {
@@ -70,14 +70,14 @@ static const struct block_case block_cases[] = {
 	VAL("PARTLABEL=EFI System Partition", SPEC_BLOCK_PARTLABEL,
 	    "EFI System Partition"),
 	VAL("PARTUUID=abc-01", SPEC_BLOCK_PARTUUID, "abc-01"),
-	VAL("PARTUUID=6C4E2D8A-5A0B-4F4E-8B6C-123456789ABC",
-	    SPEC_BLOCK_PARTUUID, "6C4E2D8A-5A0B-4F4E-8B6C-123456789ABC"),
-	{ "PARTUUID=0badcafe-02/PARTNROFF=1", 0, SPEC_BLOCK_PARTUUID,
-	  "0badcafe-02", 0, 0, true, 1 },
-	{ "PARTUUID=0badcafe-02/PARTNROFF=-2", 0, SPEC_BLOCK_PARTUUID,
-	  "0badcafe-02", 0, 0, true, -2 },
-	{ "PARTUUID=0badcafe-02/PARTNROFF=0", 0, SPEC_BLOCK_PARTUUID,
-	  "0badcafe-02", 0, 0, true, 0 },
+	VAL("PARTUUID=6C4E2D8A-5A0B-4F4E-8B6C-123456789ABC", SPEC_BLOCK_PARTUUID,
+	    "6C4E2D8A-5A0B-4F4E-8B6C-123456789ABC"),
+	{ "PARTUUID=0badcafe-02/PARTNROFF=1", 0, SPEC_BLOCK_PARTUUID, "0badcafe-02", 0, 0,
+	  true, 1 },
+	{ "PARTUUID=0badcafe-02/PARTNROFF=-2", 0, SPEC_BLOCK_PARTUUID, "0badcafe-02", 0,
+	  0, true, -2 },
+	{ "PARTUUID=0badcafe-02/PARTNROFF=0", 0, SPEC_BLOCK_PARTUUID, "0badcafe-02", 0, 0,
+	  true, 0 },
 	VAL("UUID=1234-ABCD", SPEC_BLOCK_UUID, "1234-ABCD"),
 	VAL("UUID=0b0e9f7c-3b8d-4c27-9a3f-1e0b4ab0f5d1", SPEC_BLOCK_UUID,
 	    "0b0e9f7c-3b8d-4c27-9a3f-1e0b4ab0f5d1"),
@@ -96,12 +96,11 @@ static const struct block_case block_cases[] = {
 	VAL("/dev/disk/by-label/a\\x00b", SPEC_BLOCK_LABEL, "a\\x00b"),
 	VAL("/dev/disk/by-label/a\\xzz", SPEC_BLOCK_LABEL, "a\\xzz"),
 	VAL("/dev/disk/by-label/a\\x4", SPEC_BLOCK_LABEL, "a\\x4"),
-	VAL("/dev/disk/by-partlabel/EFI\\x20System", SPEC_BLOCK_PARTLABEL,
-	    "EFI System"),
+	VAL("/dev/disk/by-partlabel/EFI\\x20System", SPEC_BLOCK_PARTLABEL, "EFI System"),
 	VAL("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001-part1", SPEC_BLOCK_BY_ID,
 	    "ata-QEMU_HARDDISK_QM00001-part1"),
-	VAL("/dev/disk/by-path/pci-0000:00:1f.2-ata-1-part1",
-	    SPEC_BLOCK_BY_PATH, "pci-0000:00:1f.2-ata-1-part1"),
+	VAL("/dev/disk/by-path/pci-0000:00:1f.2-ata-1-part1", SPEC_BLOCK_BY_PATH,
+	    "pci-0000:00:1f.2-ata-1-part1"),
 
 	BAD(""),
 	BAD(" "),
@@ -164,28 +163,26 @@ static void test_parse_block(void)
 
 		err[0] = '\0';
 		r = spec_parse_block(c->text, &spec, err, sizeof(err));
-		CHECK_MSG(r == c->ret, "\"%s\": returned %d (%s), expected %d",
-			  c->text, r, err, c->ret);
+		CHECK_MSG(r == c->ret, "\"%s\": returned %d (%s), expected %d", c->text,
+			  r, err, c->ret);
 		if (r != 0 || c->ret != 0) {
 			if (c->ret)
-				CHECK_MSG(err[0] != '\0', "\"%s\": no message",
-					  c->text);
+				CHECK_MSG(err[0] != '\0', "\"%s\": no message", c->text);
 			continue;
 		}
-		CHECK_MSG(spec.type == c->type, "\"%s\": type %d, expected %d",
-			  c->text, spec.type, c->type);
+		CHECK_MSG(spec.type == c->type, "\"%s\": type %d, expected %d", c->text,
+			  spec.type, c->type);
 		CHECK_STR(spec.text, c->text);
 		if (c->value)
 			CHECK_STR(spec.value, c->value);
 		if (c->type == SPEC_BLOCK_DEVT)
-			CHECK_MSG(spec.major == c->major &&
-					  spec.minor == c->minor,
-				  "\"%s\": %u:%u, expected %u:%u", c->text,
-				  spec.major, spec.minor, c->major, c->minor);
+			CHECK_MSG(spec.major == c->major && spec.minor == c->minor,
+				  "\"%s\": %u:%u, expected %u:%u", c->text, spec.major,
+				  spec.minor, c->major, c->minor);
 		CHECK_MSG(spec.has_partnroff == c->has_partnroff &&
 				  spec.partnroff == c->partnroff,
-			  "\"%s\": partnroff %d/%d", c->text,
-			  spec.has_partnroff, spec.partnroff);
+			  "\"%s\": partnroff %d/%d", c->text, spec.has_partnroff,
+			  spec.partnroff);
 		CHECK_INT(spec_kind(&spec), DEV_BLOCK);
 	}
 
@@ -235,19 +232,17 @@ static void test_error_controls(void)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const char *p;
 
-		CHECK_INT(spec_parse_block(cases[i].text, &spec, err,
-					   sizeof(err)),
+		CHECK_INT(spec_parse_block(cases[i].text, &spec, err, sizeof(err)),
 			  -EINVAL);
 		CHECK_MSG(strstr(err, cases[i].expect), "\"%s\": message %s",
 			  cases[i].expect, err);
 		for (p = err; *p; p++)
 			CHECK_MSG((unsigned char)*p >= 0x20 && *p != 0x7f,
-				  "control character 0x%02x in \"%s\"",
-				  (unsigned char)*p, cases[i].expect);
+				  "control character 0x%02x in \"%s\"", (unsigned char)*p,
+				  cases[i].expect);
 	}
 	/* cut to the buffer, never inside an escape */
-	CHECK_INT(spec_parse_block("/dev/disk/by-partuuid/\\x0a", &spec, err,
-				   20),
+	CHECK_INT(spec_parse_block("/dev/disk/by-partuuid/\\x0a", &spec, err, 20),
 		  -EINVAL);
 	CHECK_STR(err, "partition UUID '");
 }
@@ -279,8 +274,8 @@ static void test_need_kind(void)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		CHECK_INT(spec_parse_block(cases[i].text, &spec, NULL, 0), 0);
 		CHECK_MSG(spec_need(&spec) == cases[i].need,
-			  "\"%s\": need %d, expected %d", cases[i].text,
-			  spec_need(&spec), cases[i].need);
+			  "\"%s\": need %d, expected %d", cases[i].text, spec_need(&spec),
+			  cases[i].need);
 	}
 	CHECK_INT(spec_parse_console("ttyS0", &spec, NULL, 0), 0);
 	CHECK_INT(spec_need(&spec), SPEC_NEED_NOTHING);
@@ -362,11 +357,10 @@ static void test_parse_console(void)
 		int r;
 
 		err[0] = '\0';
-		r = spec_parse_console(console_cases[i].text, &spec, err,
-				       sizeof(err));
+		r = spec_parse_console(console_cases[i].text, &spec, err, sizeof(err));
 		CHECK_MSG(r == console_cases[i].ret,
-			  "\"%s\": returned %d (%s), expected %d",
-			  console_cases[i].text, r, err, console_cases[i].ret);
+			  "\"%s\": returned %d (%s), expected %d", console_cases[i].text,
+			  r, err, console_cases[i].ret);
 		if (r != 0 || console_cases[i].ret != 0) {
 			if (console_cases[i].ret)
 				CHECK_MSG(err[0], "\"%s\": no message",
@@ -389,11 +383,9 @@ static void test_parse_console(void)
 	CHECK(spec.value[SPEC_VALUE_MAX - 2] == '0');
 	longtext[SPEC_VALUE_MAX - 2] = 'x';
 	longtext[SPEC_VALUE_MAX - 1] = '\0';
-	CHECK_INT(spec_parse_console(longtext, &spec, err, sizeof(err)),
-		  -EINVAL);
+	CHECK_INT(spec_parse_console(longtext, &spec, err, sizeof(err)), -EINVAL);
 	longtext[sizeof(longtext) - 1] = '\0';
-	CHECK_INT(spec_parse_console(longtext, &spec, err, sizeof(err)),
-		  -EINVAL);
+	CHECK_INT(spec_parse_console(longtext, &spec, err, sizeof(err)), -EINVAL);
 }
 
 /* ---- spec_parse_net -------------------------------------------------- */
@@ -410,12 +402,7 @@ static const struct {
 	{ "eth0:up", 0, SPEC_NET_NAME, "eth0", NET_UP, { 0 } },
 	{ "eth0:carrier", 0, SPEC_NET_NAME, "eth0", NET_CARRIER, { 0 } },
 	{ "enp0s31f6", 0, SPEC_NET_NAME, "enp0s31f6", NET_EXISTS, { 0 } },
-	{ "abcdefghijklmno",
-	  0,
-	  SPEC_NET_NAME,
-	  "abcdefghijklmno",
-	  NET_EXISTS,
-	  { 0 } },
+	{ "abcdefghijklmno", 0, SPEC_NET_NAME, "abcdefghijklmno", NET_EXISTS, { 0 } },
 	{ "enx*", 0, SPEC_NET_GLOB, "enx*", NET_EXISTS, { 0 } },
 	{ "eth?:up", 0, SPEC_NET_GLOB, "eth?", NET_UP, { 0 } },
 	{ "wl[a-z]*", 0, SPEC_NET_GLOB, "wl[a-z]*", NET_EXISTS, { 0 } },
@@ -480,8 +467,7 @@ static void test_parse_net(void)
 
 		err[0] = '\0';
 		r = spec_parse_net(net_cases[i].text, &spec, err, sizeof(err));
-		CHECK_MSG(r == net_cases[i].ret,
-			  "\"%s\": returned %d (%s), expected %d",
+		CHECK_MSG(r == net_cases[i].ret, "\"%s\": returned %d (%s), expected %d",
 			  net_cases[i].text, r, err, net_cases[i].ret);
 		if (r != 0 || net_cases[i].ret != 0) {
 			if (net_cases[i].ret)
@@ -493,9 +479,8 @@ static void test_parse_net(void)
 			  net_cases[i].text, spec.type);
 		CHECK_STR(spec.value, net_cases[i].value);
 		CHECK_STR(spec.text, net_cases[i].text);
-		CHECK_MSG(spec.net_state == net_cases[i].state,
-			  "\"%s\": state %d", net_cases[i].text,
-			  spec.net_state);
+		CHECK_MSG(spec.net_state == net_cases[i].state, "\"%s\": state %d",
+			  net_cases[i].text, spec.net_state);
 		if (spec.type == SPEC_NET_MAC)
 			CHECK_MSG(memcmp(spec.mac, net_cases[i].mac, 6) == 0,
 				  "\"%s\": wrong MAC bytes", net_cases[i].text);
@@ -643,9 +628,9 @@ static const struct device dev_other_sda1 = {
 	.size = 1,
 };
 
-#define MAC_5254                                                               \
-	{                                                                      \
-		0x52, 0x54, 0x00, 0x12, 0x34, 0x56                             \
+#define MAC_5254                                                                         \
+	{                                                                                \
+		0x52, 0x54, 0x00, 0x12, 0x34, 0x56                                       \
 	}
 static const struct device dev_eth0 = {
 	.kind = DEV_NET,
@@ -776,8 +761,8 @@ static const struct match_case match_cases[] = {
 	{ P_BLOCK, "PARTLABEL=EFI System Partition", &dev_vda1, true, 1 },
 	{ P_BLOCK, "PARTLABEL=EFI", &dev_vda1, false, -1 },
 	{ P_BLOCK, "/dev/disk/by-partlabel/root", &dev_sda1, true, 1 },
-	{ P_BLOCK, "/dev/disk/by-partlabel/EFI\\x20System\\x20Partition",
-	  &dev_vda1, true, 1 },
+	{ P_BLOCK, "/dev/disk/by-partlabel/EFI\\x20System\\x20Partition", &dev_vda1, true,
+	  1 },
 	/* filesystem UUIDs compare case-insensitively, labels do not */
 	{ P_BLOCK, "UUID=1234-ABCD", &dev_sda1, true, 1 },
 	{ P_BLOCK, "UUID=1234-abcd", &dev_sda1, true, 1 },
@@ -900,9 +885,8 @@ static void test_match(void)
 			continue;
 		}
 		m = spec_match(&spec, c->dev);
-		CHECK_MSG(m == c->match,
-			  "\"%s\" vs %s %s: match %d, expected %d", c->spec,
-			  dev_kind_name(c->dev->kind), dname, m, c->match);
+		CHECK_MSG(m == c->match, "\"%s\" vs %s %s: match %d, expected %d",
+			  c->spec, dev_kind_name(c->dev->kind), dname, m, c->match);
 		/* the kind-specific matcher agrees with the dispatcher */
 		switch (c->parser) {
 		case P_BLOCK:
@@ -915,17 +899,15 @@ static void test_match(void)
 			direct = spec_match_net(&spec, c->dev);
 			break;
 		}
-		CHECK_MSG(direct == c->match, "\"%s\" vs %s: direct match %d",
-			  c->spec, dname, direct);
+		CHECK_MSG(direct == c->match, "\"%s\" vs %s: direct match %d", c->spec,
+			  dname, direct);
 		/* and the matchers of the other kinds never say yes */
 		if (c->parser != P_BLOCK)
 			CHECK_MSG(!spec_match_block(&spec, c->dev),
-				  "\"%s\" vs %s: block matcher", c->spec,
-				  dname);
+				  "\"%s\" vs %s: block matcher", c->spec, dname);
 		if (c->parser != P_CONSOLE)
 			CHECK_MSG(!spec_match_console(&spec, c->dev),
-				  "\"%s\" vs %s: console matcher", c->spec,
-				  dname);
+				  "\"%s\" vs %s: console matcher", c->spec, dname);
 		if (c->parser != P_NET)
 			CHECK_MSG(!spec_match_net(&spec, c->dev),
 				  "\"%s\" vs %s: net matcher", c->spec, dname);
@@ -933,8 +915,8 @@ static void test_match(void)
 			bool r = spec_device_ready(&spec, c->dev);
 
 			CHECK_MSG(r == (c->ready == 1),
-				  "\"%s\" vs %s: ready %d, expected %d",
-				  c->spec, dname, r, c->ready);
+				  "\"%s\" vs %s: ready %d, expected %d", c->spec, dname,
+				  r, c->ready);
 		}
 	}
 }
@@ -988,12 +970,12 @@ static void test_match_devlinks(void)
 			 &spec, err, sizeof(err));
 	CHECK(spec_match_block(&spec, &d));
 	/* by-id names are not by-path names */
-	spec_parse_block("/dev/disk/by-path/usb-Kingston_DT_123-0:0-part1",
-			 &spec, err, sizeof(err));
+	spec_parse_block("/dev/disk/by-path/usb-Kingston_DT_123-0:0-part1", &spec, err,
+			 sizeof(err));
 	CHECK(!spec_match_block(&spec, &d));
 	d.devlinks = NULL;
-	spec_parse_block("/dev/disk/by-id/usb-Kingston_DT_123-0:0-part1", &spec,
-			 err, sizeof(err));
+	spec_parse_block("/dev/disk/by-id/usb-Kingston_DT_123-0:0-part1", &spec, err,
+			 sizeof(err));
 	CHECK(!spec_match_block(&spec, &d));
 }
 
@@ -1025,18 +1007,16 @@ static void test_match_sibling(void)
 	vda.is_partition = false;
 	vda.partn = 0;
 
-	CHECK_INT(spec_parse_block("PARTUUID=00112233-01/PARTNROFF=1", &spec,
-				   err, sizeof(err)),
+	CHECK_INT(spec_parse_block("PARTUUID=00112233-01/PARTNROFF=1", &spec, err,
+				   sizeof(err)),
 		  0);
 	CHECK(spec_match_sibling(&spec, &anchor, &vda2));
 	CHECK(!spec_match_sibling(&spec, &anchor, &vda3));
 	CHECK(!spec_match_sibling(&spec, &anchor, &vdb2)); /* other disk */
 	CHECK(!spec_match_sibling(&spec, &anchor, &vda));  /* not a partition */
-	spec_parse_block("PARTUUID=00112233-02/PARTNROFF=-1", &spec, err,
-			 sizeof(err));
+	spec_parse_block("PARTUUID=00112233-02/PARTNROFF=-1", &spec, err, sizeof(err));
 	CHECK(spec_match_sibling(&spec, &vda2, &anchor));
-	spec_parse_block("PARTUUID=00112233-01/PARTNROFF=-1", &spec, err,
-			 sizeof(err));
+	spec_parse_block("PARTUUID=00112233-01/PARTNROFF=-1", &spec, err, sizeof(err));
 	CHECK(!spec_match_sibling(&spec, &anchor, &vda)); /* partition 0 */
 }
 

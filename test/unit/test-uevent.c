@@ -256,15 +256,12 @@ static void check_opt_str(const char *what, const char *got, const char *want,
 	}
 }
 
-#define CHECK_OPT(field)                                                       \
-	check_opt_str(#field, ev->field, e->field, name, __LINE__)
+#define CHECK_OPT(field) check_opt_str(#field, ev->field, e->field, name, __LINE__)
 
-static void check_event(const char *name, const struct uevent *ev,
-			const struct expect *e)
+static void check_event(const char *name, const struct uevent *ev, const struct expect *e)
 {
 	CHECK_MSG(ev->action == e->action, "%s: action %s, expected %s", name,
-		  uevent_action_name(ev->action),
-		  uevent_action_name(e->action));
+		  uevent_action_name(ev->action), uevent_action_name(e->action));
 	CHECK_OPT(devpath);
 	CHECK_OPT(devpath_old);
 	CHECK_OPT(subsystem);
@@ -273,23 +270,18 @@ static void check_event(const char *name, const struct uevent *ev,
 	CHECK_OPT(partname);
 	CHECK_OPT(interface);
 	CHECK_OPT(modalias);
-	CHECK_MSG(ev->has_devt == e->has_devt, "%s: has_devt %d", name,
-		  ev->has_devt);
+	CHECK_MSG(ev->has_devt == e->has_devt, "%s: has_devt %d", name, ev->has_devt);
 	CHECK_MSG(ev->major == e->major && ev->minor == e->minor,
-		  "%s: %u:%u, expected %u:%u", name, ev->major, ev->minor,
-		  e->major, e->minor);
+		  "%s: %u:%u, expected %u:%u", name, ev->major, ev->minor, e->major,
+		  e->minor);
 	CHECK_MSG(ev->partn == e->partn, "%s: partn %u", name, ev->partn);
-	CHECK_MSG(ev->diskseq == e->diskseq, "%s: diskseq %" PRIu64, name,
-		  ev->diskseq);
-	CHECK_MSG(ev->seqnum == e->seqnum, "%s: seqnum %" PRIu64, name,
-		  ev->seqnum);
-	CHECK_MSG(ev->ifindex == e->ifindex, "%s: ifindex %d", name,
-		  ev->ifindex);
+	CHECK_MSG(ev->diskseq == e->diskseq, "%s: diskseq %" PRIu64, name, ev->diskseq);
+	CHECK_MSG(ev->seqnum == e->seqnum, "%s: seqnum %" PRIu64, name, ev->seqnum);
+	CHECK_MSG(ev->ifindex == e->ifindex, "%s: ifindex %d", name, ev->ifindex);
 }
 
 /* Parses a copy in a buffer of exactly @len + 1 bytes. */
-static int parse_copy(const char *data, size_t len, char **bufp,
-		      struct uevent *ev)
+static int parse_copy(const char *data, size_t len, char **bufp, struct uevent *ev)
 {
 	char *buf = malloc(len + 1);
 
@@ -341,8 +333,7 @@ static const struct bad_case bad_cases[] = {
 	{ "empty header", DG("\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
 	{ "empty header action", DG("@/devices/x\0ACTION=add\0DEVPATH=/devices/"
 				    "x\0" SUB SEQ) },
-	{ "empty header path",
-	  DG("add@\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
+	{ "empty header path", DG("add@\0ACTION=add\0DEVPATH=/devices/x\0" SUB SEQ) },
 	{ "header action != ACTION", DG("add@/devices/"
 					"x\0ACTION=remove\0DEVPATH=/devices/"
 					"x\0" SUB SEQ) },
@@ -360,8 +351,7 @@ static const struct bad_case bad_cases[] = {
 			       "x\0" SUB SEQ) },
 	{ "upper-case action", DG("ADD@/devices/x\0ACTION=ADD\0DEVPATH=/"
 				  "devices/x\0" SUB SEQ) },
-	{ "missing ACTION",
-	  DG("add@/devices/x\0DEVPATH=/devices/x\0" SUB SEQ) },
+	{ "missing ACTION", DG("add@/devices/x\0DEVPATH=/devices/x\0" SUB SEQ) },
 	{ "missing DEVPATH", DG("add@/devices/x\0ACTION=add\0" SUB SEQ) },
 	{ "missing SUBSYSTEM", DG(HDR SEQ) },
 	{ "empty SUBSYSTEM", DG(HDR "SUBSYSTEM=\0" SEQ) },
@@ -445,8 +435,8 @@ static void test_bad(void)
 		int r;
 
 		r = parse_copy(c->data, c->len, &buf, &ev);
-		CHECK_MSG(r == -EBADMSG, "%s: returned %d, expected -EBADMSG",
-			  c->name, r);
+		CHECK_MSG(r == -EBADMSG, "%s: returned %d, expected -EBADMSG", c->name,
+			  r);
 		free(buf);
 	}
 }
@@ -598,24 +588,9 @@ static const struct file_case file_cases[] = {
 	  "block",
 	  -EBADMSG,
 	  { 0 } },
-	{ "SUBSYSTEM in a file",
-	  DG("SUBSYSTEM=block\n"),
-	  LOOP0,
-	  "block",
-	  -EBADMSG,
-	  { 0 } },
-	{ "NUL in a file",
-	  DG("MAJOR=7\n\0MINOR=0\n"),
-	  LOOP0,
-	  "block",
-	  -EBADMSG,
-	  { 0 } },
-	{ "empty line",
-	  DG("MAJOR=7\n\nMINOR=0\n"),
-	  LOOP0,
-	  "block",
-	  -EBADMSG,
-	  { 0 } },
+	{ "SUBSYSTEM in a file", DG("SUBSYSTEM=block\n"), LOOP0, "block", -EBADMSG, { 0 } },
+	{ "NUL in a file", DG("MAJOR=7\n\0MINOR=0\n"), LOOP0, "block", -EBADMSG, { 0 } },
+	{ "empty line", DG("MAJOR=7\n\nMINOR=0\n"), LOOP0, "block", -EBADMSG, { 0 } },
 	{ "leading empty line",
 	  DG("\nMAJOR=7\nMINOR=0\n"),
 	  LOOP0,
@@ -628,31 +603,11 @@ static const struct file_case file_cases[] = {
 	  "block",
 	  -EBADMSG,
 	  { 0 } },
-	{ "MAJOR without MINOR",
-	  DG("MAJOR=7\n"),
-	  LOOP0,
-	  "block",
-	  -EBADMSG,
-	  { 0 } },
-	{ "bad MINOR",
-	  DG("MAJOR=7\nMINOR=x\n"),
-	  LOOP0,
-	  "block",
-	  -EBADMSG,
-	  { 0 } },
+	{ "MAJOR without MINOR", DG("MAJOR=7\n"), LOOP0, "block", -EBADMSG, { 0 } },
+	{ "bad MINOR", DG("MAJOR=7\nMINOR=x\n"), LOOP0, "block", -EBADMSG, { 0 } },
 	{ "DEVNAME=../x", DG("DEVNAME=../x\n"), LOOP0, "block", -EBADMSG, { 0 } },
-	{ "IFINDEX=0",
-	  DG("INTERFACE=eth0\nIFINDEX=0\n"),
-	  LOOP0,
-	  "net",
-	  -EBADMSG,
-	  { 0 } },
-	{ "DEVNAME twice",
-	  DG("DEVNAME=a\nDEVNAME=b\n"),
-	  LOOP0,
-	  "block",
-	  -EBADMSG,
-	  { 0 } },
+	{ "IFINDEX=0", DG("INTERFACE=eth0\nIFINDEX=0\n"), LOOP0, "net", -EBADMSG, { 0 } },
+	{ "DEVNAME twice", DG("DEVNAME=a\nDEVNAME=b\n"), LOOP0, "block", -EBADMSG, { 0 } },
 	{ "unsafe devpath",
 	  DG("MAJOR=7\nMINOR=0\n"),
 	  "/devices/../x",
@@ -665,24 +620,9 @@ static const struct file_case file_cases[] = {
 	  "block",
 	  -EBADMSG,
 	  { 0 } },
-	{ "no devpath",
-	  DG("MAJOR=7\nMINOR=0\n"),
-	  NULL,
-	  "block",
-	  -EBADMSG,
-	  { 0 } },
-	{ "no subsystem",
-	  DG("MAJOR=7\nMINOR=0\n"),
-	  LOOP0,
-	  NULL,
-	  -EBADMSG,
-	  { 0 } },
-	{ "empty subsystem",
-	  DG("MAJOR=7\nMINOR=0\n"),
-	  LOOP0,
-	  "",
-	  -EBADMSG,
-	  { 0 } },
+	{ "no devpath", DG("MAJOR=7\nMINOR=0\n"), NULL, "block", -EBADMSG, { 0 } },
+	{ "no subsystem", DG("MAJOR=7\nMINOR=0\n"), LOOP0, NULL, -EBADMSG, { 0 } },
+	{ "empty subsystem", DG("MAJOR=7\nMINOR=0\n"), LOOP0, "", -EBADMSG, { 0 } },
 };
 
 static void test_files(void)
@@ -697,10 +637,9 @@ static void test_files(void)
 
 		memcpy(buf, c->data, c->len);
 		buf[c->len] = 'X';
-		r = uevent_parse_file(buf, c->len, c->devpath, c->subsystem,
-				      &ev);
-		CHECK_MSG(r == c->ret, "%s: returned %d, expected %d", c->name,
-			  r, c->ret);
+		r = uevent_parse_file(buf, c->len, c->devpath, c->subsystem, &ev);
+		CHECK_MSG(r == c->ret, "%s: returned %d, expected %d", c->name, r,
+			  c->ret);
 		if (r == 0 && c->ret == 0) {
 			check_event(c->name, &ev, &c->e);
 			CHECK(ev.devpath == c->devpath);
@@ -763,14 +702,13 @@ static void test_recorded(const char *dir)
 		/* the header: what comes before the first NUL */
 		snprintf(header, sizeof(header), "%s", buf);
 		if (uevent_parse(buf, (size_t)len, &ev) < 0) {
-			CHECK_MSG(0, "%s: a real kernel datagram refused",
-				  path);
+			CHECK_MSG(0, "%s: a real kernel datagram refused", path);
 			continue;
 		}
-		snprintf(expect, sizeof(expect), "%s@%s",
-			 uevent_action_name(ev.action), ev.devpath);
-		CHECK_MSG(strcmp(header, expect) == 0,
-			  "%s: header %s, fields say %s", path, header, expect);
+		snprintf(expect, sizeof(expect), "%s@%s", uevent_action_name(ev.action),
+			 ev.devpath);
+		CHECK_MSG(strcmp(header, expect) == 0, "%s: header %s, fields say %s",
+			  path, header, expect);
 		CHECK_MSG(ev.seqnum > 0, "%s: no SEQNUM", path);
 	}
 	free(names);
@@ -807,8 +745,8 @@ static void test_set_devt(void)
 		CHECK_MSG(r == cases[i].r && ev.has_devt == cases[i].has_devt,
 			  "MAJOR=%s MINOR=%s: %d, has_devt %d; expected %d, %d",
 			  cases[i].major ? cases[i].major : "(none)",
-			  cases[i].minor ? cases[i].minor : "(none)", r,
-			  ev.has_devt, cases[i].r, cases[i].has_devt);
+			  cases[i].minor ? cases[i].minor : "(none)", r, ev.has_devt,
+			  cases[i].r, cases[i].has_devt);
 		if (cases[i].has_devt && ev.has_devt) {
 			CHECK_INT(ev.major, cases[i].maj);
 			CHECK_INT(ev.minor, cases[i].min);
