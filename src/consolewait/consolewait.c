@@ -67,14 +67,9 @@ static int reopen_stdio(const char *node)
 	 * would start without that descriptor (startup_fds() makes this
 	 * rare, not impossible: /dev/null may be missing).
 	 */
-	if (fd <= STDERR_FILENO) {
-		int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-
-		close(fd);
-		if (hi < 0)
-			return -errno;
-		fd = hi;
-	}
+	fd = fd_above_stdio(fd);
+	if (fd < 0)
+		return fd;
 	for (i = 0; i < 3; i++) {
 		if (dup2(fd, i) < 0) {
 			int r = -errno;

@@ -55,15 +55,9 @@ int log_open_kmsg(const char *path)
 
 	if (fd < 0)
 		return -errno;
-	/* never one of 0-2, which consolewait replaces by the console */
-	if (fd <= STDERR_FILENO) {
-		int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-
-		close(fd);
-		if (hi < 0)
-			return -errno;
-		fd = hi;
-	}
+	fd = fd_above_stdio(fd);
+	if (fd < 0)
+		return fd;
 	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);

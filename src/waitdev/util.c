@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -215,6 +216,17 @@ void error_vformat(char *err, size_t size, const char *fmt, va_list ap)
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	escape_controls(raw, err, size);
+}
+
+int fd_above_stdio(int fd)
+{
+	int hi;
+
+	if (fd > STDERR_FILENO)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	close(fd);
+	return hi < 0 ? -errno : hi;
 }
 
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)

@@ -115,6 +115,12 @@ static inline bool errno_is_resource(int r)
  * or a negative errno. */
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
 
+/* @fd, or in its place a close-on-exec duplicate above 2 when it is one of
+ * 0-2 (@fd is closed): a descriptor of ours must not be stdio, which
+ * consolewait replaces by the console (dup2(fd, fd) would keep O_CLOEXEC).
+ * Returns the descriptor or a negative errno. */
+int fd_above_stdio(int fd);
+
 /* CLOCK_MONOTONIC in milliseconds / nanoseconds. */
 uint64_t now_ms(void);
 uint64_t now_ns(void);
