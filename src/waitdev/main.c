@@ -3,17 +3,25 @@
 #include <string.h>
 
 #include "frontends.h"
+#include "util.h"
+
+/* The programs by the name they answer to; anything else is waitdev. */
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);
+} programs[] = {
+	{ "rootwait", rootwait_main },
+	{ "consolewait", consolewait_main },
+	{ "modprobe", modprobe_main },
+};
 
 int main(int argc, char **argv)
 {
 	const char *name = argc > 0 ? strrchr(argv[0], '/') : NULL;
 
 	name = name ? name + 1 : argc > 0 ? argv[0] : "waitdev";
-	if (strcmp(name, "rootwait") == 0)
-		return rootwait_main(argc, argv);
-	if (strcmp(name, "consolewait") == 0)
-		return consolewait_main(argc, argv);
-	if (strcmp(name, "modprobe") == 0)
-		return modprobe_main(argc, argv);
+	for (size_t i = 0; i < ARRAY_SIZE(programs); i++)
+		if (strcmp(name, programs[i].name) == 0)
+			return programs[i].main(argc, argv);
 	return waitdev_main(argc, argv);
 }
