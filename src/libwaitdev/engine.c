@@ -48,6 +48,7 @@ struct engine {
 	/* an overflow was reported and its queue not yet read empty */
 	bool uevent_congested, rtnl_congested;
 	bool error_reported; /* engine_run()'s error has been logged */
+	int signo;	     /* what interrupted engine_run(), or 0 */
 	struct engine_stats stats;
 };
 
@@ -828,7 +829,8 @@ static int engine_on_signal(struct engine *e)
 	if (n != (ssize_t)sizeof(si))
 		return n < 0 && errno == EAGAIN ? 0 : -EIO;
 	log_notice("interrupted by signal %u", si.ssi_signo);
-	return EXIT_SIGNAL_BASE + (int)si.ssi_signo;
+	e->signo = (int)si.ssi_signo;
+	return 1; /* stops the loop: ENGINE_INTERRUPTED */
 }
 
 static int epoll_add(int epfd, int fd, int tag)
@@ -1044,10 +1046,17 @@ int engine_run(struct engine *e)
 	e->look_once_until = now_ms() + ENGINE_LOOK_ONCE_MS;
 	engine_expire(e);
 	r = engine_loop(e);
-	if (r != 0)
+	if (r < 0)
 		return r;
+	if (r > 0)
+		return ENGINE_INTERRUPTED;
 	for (i = 0; i < e->n_targets; i++)
 		if (e->targets[i].state != TARGET_FOUND)
-			return EXIT_TIMEOUT;
-	return EXIT_FOUND;
+			return ENGINE_DEADLINE;
+	return ENGINE_FOUND;
+}
+
+int engine_signal(const struct engine *e)
+{
+	return e->signo;
 }

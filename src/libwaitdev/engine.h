@@ -93,14 +93,24 @@ void engine_free(struct engine *e);
 int engine_add_target(struct engine *e, const char *role, const struct spec *spec,
 		      uint64_t timeout_ms);
 
+/* How a wait ended. */
+enum engine_outcome {
+	ENGINE_FOUND,	    /* every target found */
+	ENGINE_DEADLINE,    /* some target expired */
+	ENGINE_INTERRUPTED, /* by a signal: engine_signal() */
+};
+
 /*
- * Waits until every target is found or expired. Returns EXIT_FOUND,
- * EXIT_TIMEOUT, 128 + signal number, or a negative errno.
+ * Waits until every target is found or expired. Returns an enum
+ * engine_outcome or a negative errno.
  * The signals of engine_wait_signals() are blocked while it runs and
  * restored by engine_free() (to blocked, when the program blocked them
  * first: see startup.h).
  */
 int engine_run(struct engine *e);
+
+/* The signal that interrupted engine_run() (ENGINE_INTERRUPTED), or 0. */
+int engine_signal(const struct engine *e);
 
 /* Whether engine_run()'s negative errno was logged already, with what
  * failed (sysfs, the sockets): the caller need not say it again. */

@@ -13,15 +13,6 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Exit statuses shared by waitdev, rootwait and consolewait. */
-enum {
-	EXIT_FOUND = 0,
-	EXIT_TIMEOUT = 1,
-	EXIT_USAGE = 2,
-	EXIT_SYSTEM = 3,
-	EXIT_SIGNAL_BASE = 128,
-};
-
 static inline void freep(void *p)
 {
 	free(*(void **)p);

@@ -383,7 +383,13 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 			log_err("wait failed: %s", strerror(-r));
 		return EXIT_SYSTEM;
 	}
-	if (r == EXIT_TIMEOUT)
+	switch (r) {
+	case ENGINE_FOUND:
+		return EXIT_FOUND;
+	case ENGINE_DEADLINE:
 		report_diagnosis(e);
-	return r;
+		return EXIT_TIMEOUT;
+	default: /* ENGINE_INTERRUPTED */
+		return EXIT_SIGNAL_BASE + engine_signal(e);
+	}
 }

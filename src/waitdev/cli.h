@@ -13,6 +13,7 @@
 
 #include "cmdline.h"
 #include "engine.h"
+#include "frontends.h"
 #include "report.h"
 
 enum {

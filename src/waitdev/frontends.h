@@ -9,6 +9,15 @@
 #ifndef WAITDEV_FRONTENDS_H
 #define WAITDEV_FRONTENDS_H
 
+/* Exit statuses shared by waitdev, rootwait and consolewait. */
+enum {
+	EXIT_FOUND = 0,
+	EXIT_TIMEOUT = 1,
+	EXIT_USAGE = 2,
+	EXIT_SYSTEM = 3,
+	EXIT_SIGNAL_BASE = 128,
+};
+
 int waitdev_main(int argc, char **argv);
 int rootwait_main(int argc, char **argv);
 int consolewait_main(int argc, char **argv);

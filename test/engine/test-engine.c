@@ -155,7 +155,7 @@ static void test_present(void)
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sda1", 8, 1, 2048, "root", true);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sda1", 1000);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_STR(target0(&r)->node, "/dev/sda1");
 	CHECK_WITHIN(target0(&r)->waited_ms, 499);
 	/* nothing had to be received: the scan found it */
@@ -168,7 +168,7 @@ static void test_present(void)
 	engine_for(&r, false, 0, NULL, NULL);
 	add_block_target(r.e, "8:1", 1000);
 	add_block_target(r.e, "PARTLABEL=root", 1000);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_STR(engine_target(r.e, 1)->node, "/dev/sda1");
 	run_end(&r);
 }
@@ -186,7 +186,7 @@ static void test_late(void)
 	run_begin(&r, false);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "sdb", 5000);
 	later(&r, 150, plug_sdb);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_STR(target0(&r)->node, "/dev/sdb");
 	CHECK_MSG(target0(&r)->waited_ms >= 100,
 		  "found after %llu ms, before the device came",
@@ -219,7 +219,7 @@ static void test_window(void)
 	run_begin(&r, false);
 	add_block_target(engine_for(&r, false, 0, window_with_event, NULL), "/dev/sdc",
 			 2000);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_STR(target0(&r)->node, "/dev/sdc");
 	run_end(&r);
 
@@ -227,7 +227,7 @@ static void test_window(void)
 	run_begin(&r, false);
 	add_block_target(engine_for(&r, false, 0, window_without_event, NULL), "/dev/sdc",
 			 200);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	run_end(&r);
 }
 
@@ -243,7 +243,7 @@ static void test_add_remove(void)
 	engine_for(&r, false, 0, NULL, NULL);
 	add_block_target(r.e, "/dev/sdd", 300);
 	add_console_target(r.e, "ttyNOPE0", 300);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
 	CHECK_INT(target0(&r)->lost, 1);
 	run_end(&r);
@@ -257,7 +257,7 @@ static void test_add_remove(void)
 	engine_for(&r, false, 0, NULL, NULL);
 	add_block_target(r.e, "/dev/sdd", 1000);
 	add_console_target(r.e, "ttyNOPE0", 300);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT); /* the console */
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE); /* the console */
 	CHECK_INT(target0(&r)->state, TARGET_FOUND);
 	CHECK_INT(target0(&r)->lost, 1);
 	run_end(&r);
@@ -277,7 +277,7 @@ static void test_size_zero(void)
 	fakesys_add_block(&r.fs, "sde", 8, 64, 0, NULL, true);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde", 5000);
 	later(&r, 200, insert_media);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_MSG(target0(&r)->waited_ms >= 150,
 		  "a reader without media was taken as ready (%llu ms)",
 		  (unsigned long long)target0(&r)->waited_ms);
@@ -287,7 +287,7 @@ static void test_size_zero(void)
 	run_begin(&r, false);
 	fakesys_add_block(&r.fs, "sde", 8, 64, 0, NULL, true);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sde", 200);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	run_end(&r);
 }
 
@@ -312,7 +312,7 @@ static void test_device_mapper(void)
 	add_block_target(r.e, "/dev/mapper/wdt--vg-root", 5000);
 	add_block_target(r.e, "/dev/mapper/other", 300);
 	later(&r, 100, dm_create);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_STR(engine_target(r.e, 0)->node, "/dev/dm-0");
 	CHECK_STR(engine_target(r.e, 1)->node, "/dev/dm-0");
 	CHECK_INT(engine_target(r.e, 2)->state, TARGET_EXPIRED);
@@ -332,7 +332,7 @@ static void test_forged(void)
 	fakesys_add_block(&r.fs, "sdf", 8, 80, 4096, NULL, false);
 	fakesys_send_block(&r.fs, "add", "sdf", 8, 80, 65534);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf", 300);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	s = engine_stats(r.e);
 	CHECK_INT(s.source.forged, 1);
 	CHECK_INT(s.source.accepted, 0);
@@ -343,7 +343,7 @@ static void test_forged(void)
 	fakesys_add_block(&r.fs, "sdf", 8, 80, 4096, NULL, false);
 	fakesys_send_block(&r.fs, "add", "sdf", 8, 80, 0);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdf", 1000);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	run_end(&r);
 
 	/* the netlink rule: only port id 0 is the kernel */
@@ -426,7 +426,7 @@ static void test_forged_rebroadcast(void)
 		fakesys_add_block(&r.fs, "sdq", 8, 224, 4096, NULL, false);
 		add_block_target(engine_for(&r, true, 0, send_to_kernel, NULL),
 				 "/dev/sdq", 500);
-		CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+		CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 		s = engine_stats(r.e);
 		CHECK_MSG(s.source.forged >= 1,
 			  "the re-broadcast uevent was not counted as forged "
@@ -462,7 +462,7 @@ static void test_garbage(void)
 	fakesys_send_raw(&r.fs, "libudev\0\xfe\xed\xca\xfe", 12);
 	fakesys_send_block(&r.fs, "add", "sdg", 8, 96, 0);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdg", 2000);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_INT(engine_stats(r.e).source.malformed, 6);
 	CHECK_INT(engine_stats(r.e).source.accepted, 1);
 	run_end(&r);
@@ -566,7 +566,7 @@ static void test_overflow_medium_swap(void)
 	add_block_target(r.e, "LABEL=newroot", 3000);
 	add_block_target(r.e, "LABEL=oldroot", 1000);
 	later(&r, 300, swap_then_overflow);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_MSG(engine_stats(r.e).rescans >= 1, "no rescan after ENOBUFS");
 	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
 	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdv");
@@ -613,7 +613,7 @@ static void test_overflow_same_medium(void)
 	add_block_target(r.e, "LABEL=keep", 3000);
 	add_block_target(r.e, "LABEL=newroot", 3000);
 	later(&r, 300, renumber_then_overflow);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_MSG(engine_stats(r.e).rescans >= 1, "no rescan after ENOBUFS");
 	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdx");
 	CHECK_INT(engine_target(r.e, 0)->lost, 0);
@@ -632,7 +632,7 @@ static void test_overflow_rescan(void)
 	run_begin(&r, true);
 	add_block_target(engine_for(&r, true, 4096, NULL, overflow_then_plug), "/dev/sdh",
 			 3000);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	s = engine_stats(r.e);
 	CHECK_MSG(s.source.overflows >= 1, "no ENOBUFS seen");
 	CHECK_MSG(s.rescans >= 1, "no rescan after ENOBUFS");
@@ -654,7 +654,7 @@ static void test_deadline_diagnosis(void)
 	fakesys_add_block(&r.fs, "dm-0", 254, 0, 8192, NULL, true);
 	fakesys_set_dm_name(&r.fs, "dm-0", "vg-root");
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdz1", 200);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
 	CHECK_MSG(target0(&r)->waited_ms >= 200, "gave up after %llu ms, deadline 200 ms",
 		  (unsigned long long)target0(&r)->waited_ms);
@@ -811,7 +811,7 @@ static void test_long_tty_name(void)
 	send_uevent(&r.fs, "add", "tty", "ttyESC", "MAJOR=4", "MINOR=66",
 		    "DEVNAME=ttyE\nconsole found\x1b[2J", (const char *)NULL);
 	add_console_target(engine_for(&r, false, 0, NULL, NULL), "ttyNOPE0", 200);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(engine_stats(r.e).source.accepted, 2);
 	if (diagnosis_text(r.e, text, sizeof(text))) {
 		CHECK_MSG(strstr(text, "console ttyNOPE0: missing after"),
@@ -926,7 +926,7 @@ static void test_output_names(void)
 	add_block_target(r.e, "8:1", 2000);
 	add_net_target(r.e, "02:00:00:00:00:07", 2000);
 	add_net_target(r.e, "caf*", 2000);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 
 	result_text(r.e, REPORT_PLAIN, text, sizeof(text));
 	CHECK_MSG(text_is_clean(text), "plain output:\n%s", text);
@@ -1019,7 +1019,7 @@ static void test_renamed(void)
 		add_net_target(r.e, "eth0", 300);
 		/* keeps it waiting: the rename comes after the scan */
 		add_console_target(r.e, "ttyNOPE0", 300);
-		CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+		CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 		CHECK_STR(engine_target(r.e, 0)->node, "enp0s3");
 		CHECK_STR(engine_target(r.e, 1)->node, "enp0s3");
 		/* eth0 by name: no such interface any more */
@@ -1054,7 +1054,8 @@ static void test_sigterm(void)
 	run_begin(&r, false);
 	add_block_target(engine_for(&r, false, 0, NULL, NULL), "/dev/sdx", 10000);
 	later(&r, 100, send_sigterm);
-	CHECK_INT(engine_run(r.e), EXIT_SIGNAL_BASE + SIGTERM);
+	CHECK_INT(engine_run(r.e), ENGINE_INTERRUPTED);
+	CHECK_INT(engine_signal(r.e), SIGTERM);
 	run_end(&r);
 	/* engine_free() gave back the mask a program exec'd next inherits */
 	sigprocmask(SIG_SETMASK, NULL, &now);
@@ -1070,7 +1071,7 @@ static void test_zero_timeout(void)
 	engine_for(&r, false, 0, NULL, NULL);
 	add_block_target(r.e, "/dev/vda", 0);
 	add_block_target(r.e, "/dev/vdb", 0);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
 	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
 	CHECK_WITHIN(engine_target(r.e, 1)->waited_ms, 99);
@@ -1093,7 +1094,7 @@ static void test_found_deadline_no_spin(void)
 	engine_for(&r, false, 0, NULL, NULL);
 	add_block_target(r.e, "/dev/vdc", 50);
 	add_block_target(r.e, "/dev/vdd", 400);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
 	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
 	CHECK(engine_target(r.e, 1)->waited_ms >= 400);
@@ -1135,7 +1136,7 @@ static void test_console_and_net(void)
 	add_net_target(r.e, "eth*:up", 1000);
 	add_net_target(r.e, "eth1:up", 300);
 	later(&r, 100, plug_tty);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT); /* eth1 stays down */
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE); /* eth1 stays down */
 	CHECK_STR(engine_target(r.e, 0)->node, "/dev/ttyUSB0");
 	/* any: whichever non-loopback interface the scan met first */
 	CHECK(strncmp(engine_target(r.e, 1)->node, "eth", 3) == 0);
@@ -1174,7 +1175,7 @@ static void test_lost_retakes(void)
 	engine_for(&r, false, 0, NULL, NULL);
 	add_net_target(r.e, "eth*:up", 1000);
 	add_console_target(r.e, "ttyNOPE0", 300); /* keeps it waiting */
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(target0(&r)->state, TARGET_FOUND);
 	CHECK_STR(target0(&r)->node, "eth1");
 	CHECK_INT(target0(&r)->lost, 1);
@@ -1212,7 +1213,7 @@ static void test_add_of_gone(void)
 	add_net_target(r.e, "wdt9", 300);
 	add_console_target(r.e, "ttyRT9", 300);
 	add_net_target(r.e, "wdt0", 300);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_MSG(engine_target(r.e, 0)->state == TARGET_EXPIRED,
 		  "an interface gone from sysfs was found: %s",
 		  engine_target(r.e, 0)->node);
@@ -1280,7 +1281,7 @@ static void test_out_of_fds(void)
 		if (pid == 0) {
 			int result = run_with_spare_fds(spare);
 
-			if (result == EXIT_FOUND)
+			if (result == ENGINE_FOUND)
 				_exit(0);
 			if (result == -EMFILE)
 				_exit(1);
@@ -1461,7 +1462,7 @@ static void test_probe(void)
 	add_block_target(r.e, "/dev/sdu2", 300);
 	add_block_target(r.e, "UUID=11111111-2222-3333-4444-555555555555", 300);
 	add_block_target(r.e, "LABEL=broken", 300);
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdu1");
 	CHECK_STR(engine_target(r.e, 1)->node, "/dev/sdu1");
 	CHECK_STR(engine_target(r.e, 2)->node, "/dev/sdu1");
@@ -1533,7 +1534,7 @@ static void test_probe_stall(void)
 	engine_stalling(&r);
 	add_block_target(r.e, "LABEL=nowhere", 300);
 	t0 = now_ms();
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(engine_stats(r.e).probes, 1);
 	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
 	run_end(&r); /* engine_free(): kills the child, waits for none */
@@ -1548,7 +1549,8 @@ static void test_probe_stall(void)
 	add_block_target(r.e, "LABEL=nowhere", 10000);
 	later(&r, 200, send_sigterm);
 	t0 = now_ms();
-	CHECK_INT(engine_run(r.e), EXIT_SIGNAL_BASE + SIGTERM);
+	CHECK_INT(engine_run(r.e), ENGINE_INTERRUPTED);
+	CHECK_INT(engine_signal(r.e), SIGTERM);
 	run_end(&r);
 	took = now_ms() - t0;
 	CHECK_WITHIN(took, 3000);
@@ -1564,7 +1566,7 @@ static void test_probe_stall(void)
 	add_block_target(r.e, "LABEL=fresh", 0);
 	add_block_target(r.e, "LABEL=nowhere", 0);
 	t0 = now_ms();
-	CHECK_INT(engine_run(r.e), EXIT_TIMEOUT);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(engine_target(r.e, 0)->state, TARGET_FOUND);
 	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
 	run_end(&r);
@@ -1581,7 +1583,7 @@ static void test_probe_stall(void)
 	engine_stalling(&r);
 	add_block_target(r.e, "LABEL=fresh", 3000);
 	later(&r, 100, fresh_medium);
-	CHECK_INT(engine_run(r.e), EXIT_FOUND);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 	CHECK_STR(target0(&r)->node, "/dev/sdt");
 	/* one probe per device at a time: the change waited for the first */
 	CHECK_INT(engine_stats(r.e).probes, 2);

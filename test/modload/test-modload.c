@@ -205,7 +205,7 @@ static void test_engine_feeds_loader(void)
 		      "usb:v1234p5678d0100dc00dsc00dp00ic08isc06ip50in00");
 	capture(run_engine, &v, log, sizeof(log));
 	would_load(log, mods, sizeof(mods));
-	CHECK_INT(v.status, EXIT_TIMEOUT);
+	CHECK_INT(v.status, ENGINE_DEADLINE);
 	/* a dry run loads nothing, so fake_a is "loaded" again for fake_b */
 	CHECK_STR(mods, "fake_a fake_a fake_c fake_b");
 	fakesys_cleanup(&v.fs);
