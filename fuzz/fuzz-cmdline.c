@@ -2,9 +2,10 @@
 /*
  * fuzz-cmdline.c - the kernel command line: the input bytes, up to the
  * first NUL, are one /proc/cmdline. cmdline_parse() must leave its input
- * alone, fail only with -EINVAL and a message, and on success give a
- * config whose specs, lists and timeouts are all well-formed and the
- * same every time; the cmdline_next_arg() loop must stay inside the
+ * alone; tolerant, fail only for a line too long, and give a config whose
+ * specs, lists, timeouts and problems are all well-formed and the same
+ * every time; strict, fail with -EINVAL and one clean message exactly
+ * when the tolerant parse had a problem, else agree with it; the cmdline_next_arg() loop must stay inside the
  * buffer and always make progress.
  */
 #include <ctype.h>
@@ -55,28 +56,63 @@ static void check_config(const struct wait_config *cfg)
 	}
 }
 
+/* A tolerant parse's problems: one clean line each, and a target fails
+ * only with a problem that says so. */
+static void check_problems(const struct wait_config *cfg)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->n_problems && i < CMDLINE_PROBLEMS_MAX; i++) {
+		FUZZ_CHECK(memchr(cfg->problems[i], '\0', CMDLINE_PROBLEM_LEN) != NULL);
+		FUZZ_CHECK(cfg->problems[i][0] != '\0');
+		FUZZ_CHECK(fuzz_message_is_clean(cfg->problems[i]));
+	}
+	FUZZ_CHECK(!(cfg->root_invalid && cfg->has_root));
+	FUZZ_CHECK(!(cfg->console_invalid && cfg->has_console));
+	FUZZ_CHECK(!(cfg->root_invalid || cfg->console_invalid) || cfg->n_problems > 0);
+}
+
+static void check_message(const char *err, size_t size)
+{
+	FUZZ_CHECK(memchr(err, '\0', size) != NULL);
+	FUZZ_CHECK(err[0] != '\0');
+	/* one line, nothing for a terminal, whatever the input */
+	FUZZ_CHECK(fuzz_message_is_clean(err));
+}
+
 static void check_parse(const char *text)
 {
 	struct wait_config cfg, again;
 	char err[256];
 	int r;
 
+	/* tolerant: only a line too long is refused */
 	cmdline_config_init(&cfg);
 	memset(err, 'X', sizeof(err));
 	r = cmdline_parse(text, &cfg, err, sizeof(err));
-	FUZZ_CHECK(r == 0 || r == -EINVAL);
+	FUZZ_CHECK(r == 0 || (r == -EINVAL && strlen(text) > CMDLINE_MAX));
 	if (r < 0) {
-		FUZZ_CHECK(memchr(err, '\0', sizeof(err)) != NULL);
-		FUZZ_CHECK(err[0] != '\0');
-		/* one line, nothing for a terminal, whatever the input */
-		FUZZ_CHECK(fuzz_message_is_clean(err));
-		cmdline_config_init(&again);
-		FUZZ_CHECK(cmdline_parse(text, &again, NULL, 0) == -EINVAL);
+		check_message(err, sizeof(err));
 		return;
 	}
 	check_config(&cfg);
+	check_problems(&cfg);
 	cmdline_config_init(&again);
 	FUZZ_CHECK(cmdline_parse(text, &again, NULL, 0) == 0);
+	FUZZ_CHECK(memcmp(&cfg, &again, sizeof(cfg)) == 0);
+
+	/* strict: fails exactly when the tolerant parse had a problem, and
+	 * otherwise says the same */
+	cmdline_config_init(&again);
+	again.strict = true;
+	memset(err, 'X', sizeof(err));
+	r = cmdline_parse(text, &again, err, sizeof(err));
+	FUZZ_CHECK(r == (cfg.n_problems ? -EINVAL : 0));
+	if (r < 0) {
+		check_message(err, sizeof(err));
+		return;
+	}
+	again.strict = false;
 	FUZZ_CHECK(memcmp(&cfg, &again, sizeof(cfg)) == 0);
 }
 

@@ -32,7 +32,7 @@ static void usage(void)
 	       "  --timeout S           deadline in seconds, or forever\n"
 	       "                        (default: consolewait, "
 	       "consoledelay=MS, or 1 s)\n"
-	       "  --cmdline STRING, --cmdline-file FILE, --kmsg, --no-kmsg,\n"
+	       "  --cmdline STRING, --cmdline-file FILE, --strict, --kmsg, --no-kmsg,\n"
 	       "  --source SRC, --modprobe, --dry-run, --moddir DIR, "
 	       "--coldplug,\n"
 	       "  -q, -v, -h, --version as in waitdev(8)\n"
@@ -147,15 +147,16 @@ static int wait_console(int argc, char **argv, char *node, char *spec, bool *bad
 		if (spec_parse_console(arg, &cfg.console, err, sizeof(err)) < 0)
 			return cli_usage_error("%s: %s", arg, err);
 		cfg.has_console = true;
+		cfg.console_invalid = false;
 	}
 	/* from here on, what fails is the boot's problem, not the caller's
 	 * words: CMD runs all the same */
 	*bad_input = false;
-	if (!cfg.has_console)
+	if (!cfg.has_console && !cfg.console_invalid)
 		return cli_usage_error("no console named: give SPEC, or "
 				       "console= or waitdev.console= on the "
 				       "kernel command line");
-	if (cfg.console.type == SPEC_CONSOLE_OTHER)
+	if (cfg.has_console && cfg.console.type == SPEC_CONSOLE_OTHER)
 		return cli_usage_error("console %s is not a tty", cfg.console.text);
 	strscpy(spec, cfg.console.text, SPEC_VALUE_MAX);
 	cli_apply_timeout(&c, &cfg);

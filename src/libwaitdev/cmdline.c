@@ -36,9 +36,19 @@ void cmdline_config_init(struct wait_config *cfg)
 	cfg->net_ms = DEFAULT_NET_MS;
 }
 
+/* The kernel's isspace() (lib/ctype.c): the C locale's blanks and 0xA0,
+ * Latin-1's no-break space, which a boot entry copied from a web page
+ * can carry between two parameters. */
+static bool kernel_isspace(char c)
+{
+	unsigned char u = (unsigned char)c;
+
+	return u == ' ' || (u >= '\t' && u <= '\r') || u == 0xa0;
+}
+
 static char *skip_blanks(char *s)
 {
-	while (isspace((unsigned char)*s))
+	while (kernel_isspace(*s))
 		s++;
 	return s;
 }
@@ -56,7 +66,7 @@ char *cmdline_next_arg(char *args, char **param, char **val)
 		in_quote = quoted = true;
 	}
 	for (i = 0; args[i]; i++) {
-		if (isspace((unsigned char)args[i]) && !in_quote)
+		if (kernel_isspace(args[i]) && !in_quote)
 			break;
 		/* like the kernel: a key cannot start with '=' */
 		if (equals == 0 && args[i] == '=')
@@ -100,6 +110,7 @@ static bool key_eq(const char *key, const char *want)
 static int parse_seconds_key(const char *key, const char *val, uint64_t *ms, char *err,
 			     unsigned errsize)
 {
+	uint64_t v;
 	int r;
 
 	if (!val || !*val) {
@@ -110,13 +121,15 @@ static int parse_seconds_key(const char *key, const char *val, uint64_t *ms, cha
 		*ms = DEADLINE_FOREVER;
 		return 0;
 	}
-	r = parse_seconds_ms(val, ms);
+	/* a bad value leaves @ms alone: a tolerant parse goes on */
+	r = parse_seconds_ms(val, &v);
 	if (r < 0) {
 		set_err(err, errsize, "%s=%s: %s", key, val,
 			r == -ERANGE ? "number of seconds out of range"
 				     : "not a number of seconds");
 		return -EINVAL;
 	}
+	*ms = v;
 	return 0;
 }
 
@@ -138,17 +151,20 @@ static int parse_bool_key(const char *key, const char *val, bool *out, char *err
 static int parse_ms_key(const char *key, const char *val, uint64_t *ms, char *err,
 			unsigned errsize)
 {
+	uint64_t v;
 	int r;
 
 	if (!val || !*val) {
 		set_err(err, errsize, "%s: needs a number of milliseconds", key);
 		return -EINVAL;
 	}
-	r = parse_u64(val, ms);
-	if (r < 0 || *ms > 366ULL * 24 * 3600 * 1000) {
+	/* a bad value leaves @ms alone: a tolerant parse goes on */
+	r = parse_u64(val, &v);
+	if (r < 0 || v > 366ULL * 24 * 3600 * 1000) {
 		set_err(err, errsize, "%s=%s: not a number of milliseconds", key, val);
 		return -EINVAL;
 	}
+	*ms = v;
 	return 0;
 }
 
@@ -159,9 +175,17 @@ static bool root_is_network(const char *val)
 }
 
 struct parse_state {
-	bool waitdev_root, waitdev_console, waitdev_net;
-	const char *root;	 /* last root= */
-	const char *console_tty; /* last console= naming a tty */
+	struct wait_config *cfg;
+	char *err; /* strict: the first problem */
+	unsigned errsize;
+	bool waitdev_net;
+	const char *waitdev_root;    /* last waitdev.root=, NULL for none */
+	const char *waitdev_console; /* last waitdev.console= */
+	const char *root;	     /* last root= */
+	/* the last console= that names a tty (decoded), or why it is no
+	 * console to wait for (console_bad) */
+	bool has_console, console_bad;
+	char console[SPEC_VALUE_MAX];
 	bool rootwait_forever;
 	uint64_t rootwait_ms, rootdelay_ms;
 	bool has_rootwait_ms, has_rootdelay;
@@ -169,6 +193,107 @@ struct parse_state {
 	bool has_consoledelay;
 	uint64_t consoledelay_ms;
 };
+
+/*
+ * One problem with one parameter, @msg naming the key: a strict parse
+ * ends with it (-EINVAL, the message in st->err); a tolerant one keeps it
+ * with @outcome, what was done instead, and goes on (0).
+ */
+static int problem(struct parse_state *st, const char *outcome, const char *msg)
+{
+	struct wait_config *cfg = st->cfg;
+
+	if (cfg->strict) {
+		set_err(st->err, st->errsize, "%s", msg);
+		return -EINVAL;
+	}
+	if (cfg->n_problems < CMDLINE_PROBLEMS_MAX)
+		set_err(cfg->problems[cfg->n_problems], CMDLINE_PROBLEM_LEN, "%s; %s",
+			msg, outcome);
+	cfg->n_problems++;
+	return 0;
+}
+
+/* _parse_integer_fixup_radix() (lib/kstrtox.c): base 0 takes "0x" with a
+ * hex digit after it as hex, another leading 0 as octal. */
+static const char *kernel_fixup_radix(const char *s, unsigned *base)
+{
+	if (*base == 0) {
+		if (s[0] == '0')
+			*base = tolower((unsigned char)s[1]) == 'x' &&
+						isxdigit((unsigned char)s[2])
+					? 16
+					: 8;
+		else
+			*base = 10;
+	}
+	if (*base == 16 && s[0] == '0' && tolower((unsigned char)s[1]) == 'x')
+		s += 2;
+	return s;
+}
+
+/* _parse_integer(): the digits of @base at @s, as far as they go; the
+ * number read (0 for none), *v saturating where the kernel's overflows */
+static size_t kernel_parse_integer(const char *s, unsigned base, uint64_t *v)
+{
+	size_t n;
+
+	*v = 0;
+	for (n = 0; s[n]; n++) {
+		unsigned char c = (unsigned char)tolower((unsigned char)s[n]);
+		unsigned d = isdigit(c)		    ? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+						    : 16;
+
+		if (d >= base)
+			break;
+		*v = *v > (UINT64_MAX - d) / base ? UINT64_MAX : *v * base + d;
+	}
+	return n;
+}
+
+/* simple_strtoul(s, NULL, 0) (lib/vsprintf.c): no sign, whatever follows
+ * the digits ignored, 0 when there are none */
+static uint64_t kernel_simple_strtoul0(const char *s)
+{
+	unsigned base = 0;
+	uint64_t v;
+
+	s = kernel_fixup_radix(s, &base);
+	kernel_parse_integer(s, base, &v);
+	return v;
+}
+
+/* kstrtoint(s, 0, &v) (lib/kstrtox.c): a sign, the base from the prefix,
+ * then nothing but one newline; an int. Only >= 0 is of use here. */
+static bool kernel_kstrtoint0(const char *s, uint64_t *v)
+{
+	unsigned base = 0;
+	size_t n;
+
+	if (*s == '-')
+		return false; /* negative, or "-0": no wait the kernel keeps */
+	if (*s == '+')
+		s++;
+	s = kernel_fixup_radix(s, &base);
+	n = kernel_parse_integer(s, base, v);
+	if (n == 0 || *v > INT32_MAX)
+		return false;
+	s += n;
+	if (*s == '\n')
+		s++;
+	return *s == '\0';
+}
+
+/* A number of seconds as anyone would read it: digits, maybe a fraction
+ * (waitdev's own keys take one; the kernel's only in waitdev's reading). */
+static bool plain_seconds(const char *val, uint64_t *ms)
+{
+	/* "010" is 8 to the kernel */
+	if (!val || (val[0] == '0' && isdigit((unsigned char)val[1])))
+		return false;
+	return *val && parse_seconds_ms(val, ms) == 0;
+}
 
 int cmdline_parse_net_list(const char *key, const char *val, struct wait_config *cfg,
 			   char *err, unsigned errsize)
@@ -204,111 +329,214 @@ int cmdline_parse_net_list(const char *key, const char *val, struct wait_config 
 	return 0;
 }
 
-static int parse_waitdev_key(const char *key, const char *val, struct wait_config *cfg,
-			     struct parse_state *st, char *err, unsigned errsize)
+/* waitdev.net= replaces the list; a bad one leaves the last good one */
+static int parse_net_key(const char *key, const char *val, struct parse_state *st,
+			 char *msg, unsigned msgsize)
 {
+	struct wait_config *cfg = st->cfg;
+	struct spec saved[CMDLINE_NET_MAX];
+	unsigned n_saved = cfg->n_net;
+
+	memcpy(saved, cfg->net, sizeof(saved));
+	if (cmdline_parse_net_list(key, val, cfg, msg, msgsize) < 0) {
+		cfg->n_net = n_saved;
+		memcpy(cfg->net, saved, sizeof(saved));
+		return -EINVAL;
+	}
+	st->waitdev_net = true;
+	return 0;
+}
+
+static int parse_waitdev_key(const char *key, const char *val, struct parse_state *st,
+			     char *msg, unsigned msgsize)
+{
+	struct wait_config *cfg = st->cfg;
 	const char *sub = key + strlen("waitdev.");
-	char serr[200];
 
 	if (key_eq(sub, "modprobe"))
-		return parse_bool_key(key, val, &cfg->modprobe, err, errsize);
+		return parse_bool_key(key, val, &cfg->modprobe, msg, msgsize);
 	if (key_eq(sub, "coldplug"))
-		return parse_bool_key(key, val, &cfg->coldplug, err, errsize);
+		return parse_bool_key(key, val, &cfg->coldplug, msg, msgsize);
 	if (key_eq(sub, "timeout")) {
-		if (parse_seconds_key(key, val, &cfg->timeout_ms, err, errsize) < 0)
+		if (parse_seconds_key(key, val, &cfg->timeout_ms, msg, msgsize) < 0)
 			return -EINVAL;
 		cfg->has_timeout = true;
 		return 0;
 	}
 	if (!key_eq(sub, "root") && !key_eq(sub, "console") && !key_eq(sub, "net")) {
-		set_err(err, errsize, "%s: unknown waitdev key", key);
+		set_err(msg, msgsize, "%s: unknown waitdev key", key);
 		return -EINVAL;
 	}
 	if (!val) {
-		set_err(err, errsize, "%s: needs a value (%s=SPEC)", key, key);
+		set_err(msg, msgsize, "%s: needs a value (%s=SPEC)", key, key);
 		return -EINVAL;
 	}
-	if (key_eq(sub, "net")) {
-		st->waitdev_net = true;
-		return cmdline_parse_net_list(key, val, cfg, err, errsize);
-	}
-	if (key_eq(sub, "root")) {
-		st->waitdev_root = true;
-		cfg->has_root = *val != '\0';
-		/* "waitdev.root=" turns the wait off: forget an earlier one */
-		if (!cfg->has_root)
-			memset(&cfg->root, 0, sizeof(cfg->root));
-		if (cfg->has_root &&
-		    spec_parse_block(val, &cfg->root, serr, sizeof(serr)) < 0)
-			goto bad_spec;
-		return 0;
-	}
-	st->waitdev_console = true;
-	cfg->has_console = *val != '\0';
-	if (!cfg->has_console)
-		memset(&cfg->console, 0, sizeof(cfg->console));
-	if (cfg->has_console &&
-	    spec_parse_console(val, &cfg->console, serr, sizeof(serr)) < 0)
-		goto bad_spec;
+	if (key_eq(sub, "net"))
+		return parse_net_key(key, val, st, msg, msgsize);
+	/* the spec is read once the last one is known (apply_specs()) */
+	if (key_eq(sub, "root"))
+		st->waitdev_root = val;
+	else
+		st->waitdev_console = val;
 	return 0;
-bad_spec:
-	set_err(err, errsize, "%s=%s: %s", key, val, serr);
-	return -EINVAL;
+}
+
+/*
+ * console= as console_setup() (kernel/printk/printk.c) decodes it into a
+ * name and an index: a leading digit means "ttyS"; the name runs to the
+ * first digit or ','; the index is the decimal digits there (none: 0),
+ * whatever follows them up to ',' is dropped. So "ttyS00" and "ttyS0n"
+ * are ttyS0, "ttyS" and "0" too. Writes "NAMEINDEX[,OPTIONS]" to @out;
+ * *@odd: the kernel's reading differs from the text's.
+ */
+static bool kernel_console_decode(const char *val, char *out, size_t size, bool *odd)
+{
+	const char *prefix = isdigit((unsigned char)*val) ? "ttyS" : "";
+	size_t name = strcspn(val, "0123456789,");
+	const char *digits = val + name, *options = strchr(val, ',');
+	uint64_t idx;
+	size_t n = kernel_parse_integer(digits, 10, &idx);
+	int len;
+
+	*odd = (digits[n] && digits[n] != ',') || (n > 1 && digits[0] == '0') ||
+	       idx > INT32_MAX;
+	len = snprintf(out, size, "%s%.*s%llu%s", prefix, (int)name, val,
+		       (unsigned long long)idx, options ? options : "");
+	return len >= 0 && (size_t)len < size;
 }
 
 /* The kernel takes every console=; /dev/console is the last one. */
-static int parse_console_key(const char *val, struct wait_config *cfg,
-			     struct parse_state *st, char *err, unsigned errsize)
+static int parse_console_key(const char *val, struct parse_state *st, char *msg,
+			     unsigned msgsize)
 {
+	struct wait_config *cfg = st->cfg;
+	char decoded[SPEC_VALUE_MAX], serr[200];
 	struct spec console;
-	char serr[200];
+	bool odd;
+	int r;
 
-	if (!val || !*val) {
-		set_err(err, errsize, "console: empty value");
+	/* __setup("console=", ...) does not take a bare "console" */
+	if (!val) {
+		set_err(msg, msgsize, "console: needs a value (console=NAME)");
 		return -EINVAL;
 	}
-	if (spec_parse_console(val, &console, serr, sizeof(serr)) < 0) {
-		set_err(err, errsize, "console=%s: %s", val, serr);
+	/* console_setup(): "" and "null" mean ttynull, "brl," a braille
+	 * console; neither is a tty /dev/console can become */
+	if (!*val || streq(val, "null") || strncmp(val, "ttynull", 7) == 0 ||
+	    strncmp(val, "brl,", 4) == 0 || strncmp(val, "brl=", 4) == 0) {
+		if (cfg->n_skipped < CMDLINE_SKIPPED_MAX)
+			snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX,
+				 "console=%s", *val ? val : "null");
+		return 0;
+	}
+	if (!kernel_console_decode(val, decoded, sizeof(decoded), &odd)) {
+		set_err(msg, msgsize, "console=%s: value too long", val);
 		return -EINVAL;
 	}
-	if (console.type == SPEC_CONSOLE_TTY)
-		st->console_tty = val;
-	else if (cfg->n_skipped < CMDLINE_SKIPPED_MAX)
+	if (odd) {
+		char note[CMDLINE_PROBLEM_LEN];
+
+		set_err(note, sizeof(note), "console=%s: the kernel reads %.*s", val,
+			(int)strcspn(decoded, ","), decoded);
+		r = problem(st, "so does waitdev", note);
+		if (r < 0)
+			return r;
+	}
+	if (spec_parse_console(decoded, &console, serr, sizeof(serr)) < 0) {
+		char note[CMDLINE_PROBLEM_LEN];
+
+		/* the last console= decides; a bad one fails the wait */
+		set_err(note, sizeof(note), "console=%s: %s", val, serr);
+		st->has_console = st->console_bad = true;
+		return problem(
+			st, "the console wait fails unless a later console= names a tty",
+			note);
+	}
+	if (console.type == SPEC_CONSOLE_TTY) {
+		strscpy(st->console, decoded, sizeof(st->console));
+		st->has_console = true;
+		st->console_bad = false;
+	} else if (cfg->n_skipped < CMDLINE_SKIPPED_MAX) {
 		snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX, "console=%s",
 			 val);
+	}
 	return 0;
 }
 
-static int parse_param(const char *key, const char *val, struct wait_config *cfg,
-		       struct parse_state *st, char *err, unsigned errsize)
+/* rootwait=N, Linux 6.5's rootwait_timeout_setup() (init/do_mounts.c):
+ * kstrtoint(, 0); invalid, negative or too large for ms in an int: "ignoring
+ * invalid rootwait value", and the wait is forever */
+static int parse_rootwait_key(const char *val, struct parse_state *st)
+{
+	char note[CMDLINE_PROBLEM_LEN];
+	uint64_t sec;
+
+	st->has_rootwait_ms = false;
+	st->rootwait_forever = !val;
+	if (!val)
+		return 0;
+	if (plain_seconds(val, &st->rootwait_ms) && !strchr(val, '.')) {
+		if (st->rootwait_ms / 1000 <= INT32_MAX / 1000) {
+			st->has_rootwait_ms = true;
+			return 0;
+		}
+	} else if (kernel_kstrtoint0(val, &sec) && sec <= INT32_MAX / 1000) {
+		st->rootwait_ms = sec * 1000;
+		st->has_rootwait_ms = true;
+		set_err(note, sizeof(note), "rootwait=%s: the kernel reads %llu s", val,
+			(unsigned long long)sec);
+		return problem(st, "so does waitdev", note);
+	}
+	st->rootwait_forever = true;
+	set_err(note, sizeof(note), "rootwait=%s: the kernel ignores an invalid value",
+		val);
+	return problem(st, "waiting for the root forever, as it does", note);
+}
+
+/* rootdelay=N, root_delay_setup() (init/do_mounts.c): simple_strtoul(,
+ * 0), in seconds; waitdev also takes a fraction */
+static int parse_rootdelay_key(const char *val, struct parse_state *st)
+{
+	char note[CMDLINE_PROBLEM_LEN];
+	uint64_t sec;
+
+	/* __setup("rootdelay=", ...) does not take a bare "rootdelay" */
+	if (!val)
+		return problem(st, "ignored", "rootdelay: needs a number of seconds");
+	st->has_rootdelay = true;
+	if (plain_seconds(val, &st->rootdelay_ms))
+		return 0;
+	sec = kernel_simple_strtoul0(val);
+	st->rootdelay_ms = sec > 366ULL * 24 * 3600 ? DEADLINE_FOREVER : sec * 1000;
+	set_err(note, sizeof(note), "rootdelay=%s: the kernel reads %llu s", val,
+		(unsigned long long)sec);
+	return problem(st, "so does waitdev", note);
+}
+
+/* One parameter: 0, or -EINVAL with what is wrong in @msg (a problem for
+ * the caller), or a strict parse's end from problem(). */
+static int parse_param(const char *key, const char *val, struct parse_state *st,
+		       char *msg, unsigned msgsize)
 {
 	if (strncmp(key, "waitdev.", 8) == 0)
-		return parse_waitdev_key(key, val, cfg, st, err, errsize);
+		return parse_waitdev_key(key, val, st, msg, msgsize);
 
 	if (key_eq(key, "root")) {
-		if (!val || !*val) {
-			set_err(err, errsize, "root: empty value");
+		/* __setup("root=", ...): a bare "root" is not the kernel's */
+		if (!val) {
+			set_err(msg, msgsize, "root: needs a value (root=DEVICE)");
 			return -EINVAL;
 		}
 		st->root = val;
 	} else if (key_eq(key, "rootwait")) {
-		/* one kernel variable behind both forms: the last one wins */
-		st->rootwait_forever = !val;
-		st->has_rootwait_ms = false;
-		if (!val)
-			return 0;
-		if (parse_seconds_key(key, val, &st->rootwait_ms, err, errsize) < 0)
-			return -EINVAL;
-		st->has_rootwait_ms = true;
+		return parse_rootwait_key(val, st);
 	} else if (key_eq(key, "rootdelay")) {
-		if (parse_seconds_key(key, val, &st->rootdelay_ms, err, errsize) < 0)
-			return -EINVAL;
-		st->has_rootdelay = true;
+		return parse_rootdelay_key(val, st);
 	} else if (key_eq(key, "console")) {
-		return parse_console_key(val, cfg, st, err, errsize);
+		return parse_console_key(val, st, msg, msgsize);
 	} else if (key_eq(key, "consolewait")) {
 		if (val) {
-			set_err(err, errsize,
+			set_err(msg, msgsize,
 				"consolewait=%s: takes no value (use "
 				"consoledelay=MS)",
 				val);
@@ -316,40 +544,66 @@ static int parse_param(const char *key, const char *val, struct wait_config *cfg
 		}
 		st->consolewait = true;
 	} else if (key_eq(key, "consoledelay")) {
-		if (parse_ms_key(key, val, &st->consoledelay_ms, err, errsize) < 0)
+		if (parse_ms_key(key, val, &st->consoledelay_ms, msg, msgsize) < 0)
 			return -EINVAL;
 		st->has_consoledelay = true;
 	}
 	return 0;
 }
 
-static int apply_kernel_keys(struct wait_config *cfg, struct parse_state *st, char *err,
-			     unsigned errsize)
+/* The root and console specs, once the last of each is known: a bad one
+ * fails its own target, never the others. */
+static int apply_specs(struct parse_state *st)
 {
-	char serr[200];
+	struct wait_config *cfg = st->cfg;
+	char serr[200], msg[CMDLINE_PROBLEM_LEN];
+	const char *key = st->waitdev_root ? "waitdev.root" : "root";
+	const char *val = st->waitdev_root ? st->waitdev_root : st->root;
 
-	if (!st->waitdev_root && st->root) {
-		if (root_is_network(st->root)) {
-			if (cfg->n_skipped < CMDLINE_SKIPPED_MAX)
-				snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX,
-					 "root=%s", st->root);
-		} else if (spec_parse_block(st->root, &cfg->root, serr, sizeof(serr)) <
-			   0) {
-			set_err(err, errsize, "root=%s: %s", st->root, serr);
-			return -EINVAL;
+	if (val && !st->waitdev_root && root_is_network(val)) {
+		if (cfg->n_skipped < CMDLINE_SKIPPED_MAX)
+			snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX,
+				 "root=%s", val);
+	} else if (val && *val) { /* an empty waitdev.root= turns it off */
+		if (spec_parse_block(val, &cfg->root, serr, sizeof(serr)) < 0) {
+			memset(&cfg->root, 0, sizeof(cfg->root));
+			cfg->root_invalid = true;
+			set_err(msg, sizeof(msg), "%s=%s: %s", key, val, serr);
+			if (problem(st, "the root wait fails", msg) < 0)
+				return -EINVAL;
 		} else {
 			cfg->has_root = true;
 		}
-	}
-	if (!st->waitdev_console && st->console_tty) {
-		if (spec_parse_console(st->console_tty, &cfg->console, serr,
-				       sizeof(serr)) < 0) {
-			set_err(err, errsize, "console=%s: %s", st->console_tty, serr);
+	} else if (val && !st->waitdev_root) {
+		cfg->root_invalid = true;
+		if (problem(st, "the root wait fails", "root: empty value") < 0)
 			return -EINVAL;
-		}
-		cfg->has_console = true;
 	}
 
+	if (st->waitdev_console) {
+		if (!*st->waitdev_console)
+			return 0;
+		if (spec_parse_console(st->waitdev_console, &cfg->console, serr,
+				       sizeof(serr)) < 0) {
+			memset(&cfg->console, 0, sizeof(cfg->console));
+			cfg->console_invalid = true;
+			set_err(msg, sizeof(msg), "waitdev.console=%s: %s",
+				st->waitdev_console, serr);
+			return problem(st, "the console wait fails", msg);
+		}
+		cfg->has_console = true;
+	} else if (st->has_console) {
+		/* the bad one was a problem already when it was read */
+		cfg->console_invalid = st->console_bad;
+		cfg->has_console = !st->console_bad &&
+				   spec_parse_console(st->console, &cfg->console, serr,
+						      sizeof(serr)) == 0;
+	}
+	return 0;
+}
+
+static void apply_deadlines(struct wait_config *cfg, const struct parse_state *st)
+{
 	if (st->rootwait_forever) {
 		cfg->root_ms = DEADLINE_FOREVER;
 	} else if (st->has_rootwait_ms || st->has_rootdelay) {
@@ -366,15 +620,16 @@ static int apply_kernel_keys(struct wait_config *cfg, struct parse_state *st, ch
 		cfg->console_ms = st->consoledelay_ms;
 	if (cfg->has_timeout)
 		cfg->root_ms = cfg->console_ms = cfg->net_ms = cfg->timeout_ms;
-	return 0;
 }
 
 int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned errsize)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct parse_state st = { 0 };
+	struct parse_state st = { .cfg = cfg, .err = err, .errsize = errsize };
 	char *args, *key, *val;
+	char msg[CMDLINE_PROBLEM_LEN];
 	size_t len = strlen(text);
+	int r;
 
 	if (len > CMDLINE_MAX) {
 		set_err(err, errsize, "command line longer than %d bytes", CMDLINE_MAX);
@@ -390,10 +645,17 @@ int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned
 		/* what follows "--" is init's, not the kernel's */
 		if (!val && streq(key, "--"))
 			break;
-		if (parse_param(key, val, cfg, &st, err, errsize) < 0)
+		msg[0] = '\0';
+		r = parse_param(key, val, &st, msg, sizeof(msg));
+		/* a message: the problem is the parameter's; none: a strict
+		 * parse ended in problem() */
+		if (r < 0 && (!*msg || problem(&st, "ignored", msg) < 0))
 			return -EINVAL;
 	}
-	return apply_kernel_keys(cfg, &st, err, errsize);
+	if (apply_specs(&st) < 0)
+		return -EINVAL;
+	apply_deadlines(cfg, &st);
+	return 0;
 }
 
 int cmdline_parse_file(const char *path, struct wait_config *cfg, char *err,

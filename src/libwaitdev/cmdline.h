@@ -9,6 +9,18 @@
  * rootwait=, rootdelay=, consolewait, consoledelay=. Everything after a
  * bare "--" belongs to init and is ignored. Single-valued keys: the last
  * one wins, as in the kernel.
+ *
+ * The kernel's own keys are read the way the kernel of our bases reads
+ * them (the functions are cited where each is parsed): blanks are its
+ * isspace() (lib/ctype.c, which counts 0xA0), rootdelay= is
+ * simple_strtoul(, 0), rootwait= kstrtoint(, 0) with an invalid value
+ * meaning "forever", console= is decoded by console_setup().
+ *
+ * Tolerant by default, like the kernel, which reports a bad parameter and
+ * boots on: a malformed value or an unknown waitdev.* key is kept in
+ * @problems and ignored; a malformed root or console spec marks that
+ * target invalid (it fails, the others are still waited for). With
+ * @strict the first problem ends the parse with -EINVAL.
  */
 #ifndef WAITDEV_CMDLINE_H
 #define WAITDEV_CMDLINE_H
@@ -21,6 +33,8 @@
 #define CMDLINE_MAX (64 * 1024) /* far above any COMMAND_LINE_SIZE */
 #define CMDLINE_NET_MAX 16
 #define CMDLINE_SKIPPED_MAX 8
+#define CMDLINE_PROBLEMS_MAX 8
+#define CMDLINE_PROBLEM_LEN 256
 
 #define DEADLINE_FOREVER UINT64_MAX
 
@@ -47,9 +61,19 @@ struct wait_config {
 	/* Non-tty console= values, reported and skipped. */
 	unsigned int n_skipped;
 	char skipped[CMDLINE_SKIPPED_MAX][SPEC_VALUE_MAX];
+
+	/* Input: stop at the first problem (--strict). */
+	bool strict;
+	/* Output of a tolerant parse: every problem counted, the first
+	 * CMDLINE_PROBLEMS_MAX kept, each a one-line message naming the
+	 * key and saying what was done instead ("ignored", "read as ...") */
+	unsigned int n_problems;
+	char problems[CMDLINE_PROBLEMS_MAX][CMDLINE_PROBLEM_LEN];
+	/* a malformed root / console spec: that target fails at once */
+	bool root_invalid, console_invalid;
 };
 
-/* Sets every field to "nothing named" and the default timeouts. */
+/* Sets every field to "nothing named", the default timeouts, tolerant. */
 void cmdline_config_init(struct wait_config *cfg);
 
 /*
@@ -62,9 +86,10 @@ void cmdline_config_init(struct wait_config *cfg);
 char *cmdline_next_arg(char *args, char **param, char **val);
 
 /*
- * Parses a whole command line into @cfg. Returns 0, or -EINVAL with a
- * one-line message naming the key in @err. Unknown waitdev.* keys are
- * errors; keys of other subsystems are ignored.
+ * Parses a whole command line into @cfg. Returns 0 (problems, if any, in
+ * @cfg->problems), or with @cfg->strict -EINVAL and a one-line message
+ * naming the key in @err. Keys of other subsystems are ignored. A line
+ * too long is -EINVAL in both modes: nothing of it was read.
  */
 int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned errsize);
 

@@ -21,7 +21,7 @@ static void usage(void)
 	       "...\n"
 	       "                        (default: waitdev.root= or root=)\n"
 	       "  --timeout S           deadline in seconds, or forever\n"
-	       "  --cmdline STRING, --cmdline-file FILE, --kmsg, --no-kmsg,\n"
+	       "  --cmdline STRING, --cmdline-file FILE, --strict, --kmsg, --no-kmsg,\n"
 	       "  --source SRC, --modprobe, --dry-run, --moddir DIR, "
 	       "--coldplug,\n"
 	       "  -q, -v, -h, --version as in waitdev(8)\n"
@@ -59,8 +59,9 @@ int rootwait_main(int argc, char **argv)
 		if (spec_parse_block(arg, &cfg.root, err, sizeof(err)) < 0)
 			return cli_usage_error("%s: %s", arg, err);
 		cfg.has_root = true;
+		cfg.root_invalid = false;
 	}
-	if (!cfg.has_root)
+	if (!cfg.has_root && !cfg.root_invalid)
 		return cli_usage_error("no root device named: give SPEC, or "
 				       "root= or waitdev.root= on the kernel "
 				       "command line");

@@ -30,6 +30,7 @@ const struct option cli_options[] = {
 	{ "coldplug", no_argument, NULL, CLI_OPT_COLDPLUG },
 	{ "moddir", required_argument, NULL, CLI_OPT_MODDIR },
 	{ "source", required_argument, NULL, CLI_OPT_SOURCE },
+	{ "strict", no_argument, NULL, CLI_OPT_STRICT },
 	{ "root", required_argument, NULL, CLI_OPT_ROOT },
 	{ "console", required_argument, NULL, CLI_OPT_CONSOLE },
 	{ "net", required_argument, NULL, CLI_OPT_NET },
@@ -196,6 +197,9 @@ int cli_option(struct cli *c, int opt, const char *arg)
 						"udev or auto",
 						arg);
 		return 1;
+	case CLI_OPT_STRICT:
+		c->strict = true;
+		return 1;
 	case 'q':
 		c->quiet = true;
 		return 1;
@@ -212,6 +216,7 @@ int cli_load_config(const struct cli *c, struct wait_config *cfg)
 	int r;
 
 	cmdline_config_init(cfg);
+	cfg->strict = c->strict;
 	if (c->cmdline)
 		r = cmdline_parse(c->cmdline, cfg, err, sizeof(err));
 	else
@@ -326,6 +331,20 @@ int cli_write_result(const char *buf, size_t len)
 	return EXIT_SYSTEM;
 }
 
+/* The roles whose spec on the kernel command line was malformed: they
+ * failed at once (problems logged), the others were waited for. */
+static bool invalid_roles(const struct wait_config *cfg, unsigned roles)
+{
+	bool root = roles & CLI_ROLE_ROOT && cfg->root_invalid;
+	bool console = roles & CLI_ROLE_CONSOLE && cfg->console_invalid;
+
+	if (root || console)
+		log_err("%s%s%s: malformed on the kernel command line, not waited for",
+			root ? "root" : "", root && console ? " and " : "",
+			console ? "console" : "");
+	return root || console;
+}
+
 int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	    struct engine **out)
 {
@@ -355,6 +374,13 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 		else if (cli_modload_open(c, &opts.modload))
 			return EXIT_USAGE;
 	}
+	/* like the kernel's "Unknown kernel command line parameters" and
+	 * "Malformed early option": said, and the boot goes on */
+	for (i = 0; i < cfg->n_problems && i < CMDLINE_PROBLEMS_MAX; i++)
+		log_err("kernel command line: %s", cfg->problems[i]);
+	if (cfg->n_problems > CMDLINE_PROBLEMS_MAX)
+		log_err("kernel command line: %u more problems",
+			cfg->n_problems - CMDLINE_PROBLEMS_MAX);
 	for (i = 0; i < cfg->n_skipped; i++)
 		log_info("%s: not a block device or tty, not waited for",
 			 cfg->skipped[i]);
@@ -385,6 +411,8 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 	}
 	switch (r) {
 	case ENGINE_FOUND:
+		if (invalid_roles(cfg, roles))
+			return EXIT_TIMEOUT;
 		return EXIT_FOUND;
 	case ENGINE_DEADLINE:
 		report_diagnosis(e);

@@ -39,6 +39,7 @@ struct cli {
 	bool coldplug;		   /* --coldplug (or waitdev.coldplug=1) */
 	const char *moddir;	   /* --moddir DIR */
 	enum engine_source source; /* --source */
+	bool strict;		   /* --strict: a bad kernel parameter is fatal */
 };
 
 /* Long options every front end takes; ids above 256. */
@@ -58,6 +59,7 @@ enum {
 	CLI_OPT_COLDPLUG,
 	CLI_OPT_MODDIR,
 	CLI_OPT_SOURCE,
+	CLI_OPT_STRICT,
 	CLI_OPT_ROOT,
 	CLI_OPT_CONSOLE,
 	CLI_OPT_NET,
@@ -80,8 +82,9 @@ void cli_init(struct cli *c, const char *program);
  */
 int cli_option(struct cli *c, int opt, const char *arg);
 
-/* Reads the kernel command line (or --cmdline/--cmdline-file) into @cfg.
- * Returns 0 or an exit status after printing why. */
+/* Reads the kernel command line (or --cmdline/--cmdline-file) into @cfg:
+ * tolerant (its problems are logged by cli_run()), or with --strict the
+ * first problem is fatal. Returns 0 or an exit status after printing why. */
 int cli_load_config(const struct cli *c, struct wait_config *cfg);
 
 /* Applies --timeout to every kind of @cfg. */
@@ -89,7 +92,9 @@ void cli_apply_timeout(const struct cli *c, struct wait_config *cfg);
 
 /*
  * Runs the wait for the roles in @roles of @cfg and returns the exit
- * status; *@out keeps the engine for printing the result (free it with
+ * status (EXIT_TIMEOUT also when one of those roles had a malformed spec
+ * on the kernel command line: it failed at once, the others were waited
+ * for); *@out keeps the engine for printing the result (free it with
  * engine_free(), which also restores the signal mask).
  */
 int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,

@@ -31,6 +31,8 @@ static void usage(void)
 	       "or forever)\n"
 	       "  --cmdline STRING      parse STRING instead of /proc/cmdline\n"
 	       "  --cmdline-file FILE   parse FILE instead of /proc/cmdline\n"
+	       "  --strict              a bad kernel parameter is an error, "
+	       "not logged and ignored\n"
 	       "  --format FMT          plain (default), shell or json\n"
 	       "  --kmsg, --no-kmsg     also log to /dev/kmsg (default: in an "
 	       "initramfs)\n"
@@ -53,8 +55,8 @@ static void usage(void)
 	       "in\n"
 	       "\n"
 	       "Testing: --sysfs DIR, --uevent-fd N, --rcvbuf BYTES.\n"
-	       "Exit: 0 all found, 1 deadline passed, 2 usage or bad spec,\n"
-	       "3 system error, 128+N killed by signal N. See waitdev(8), "
+	       "Exit: 0 all found, 1 deadline passed or a bad spec on the kernel\n"
+	       "command line, 2 usage (or --strict), 3 system error, 128+N killed by signal N. See waitdev(8), "
 	       "waitdev(7).\n");
 }
 
@@ -96,6 +98,7 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 	if (!s->root && !s->console && !s->n_net)
 		return 0;
 	cfg->has_root = cfg->has_console = false;
+	cfg->root_invalid = cfg->console_invalid = false;
 	cfg->n_net = 0;
 	cfg->n_skipped = 0;
 	if (s->root) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """
 bad input: every usage error and bad spec ends with exit status 2, at
-once (before any waiting: --timeout 30 is given where a wait could
+once (a problem on the kernel command line only with --strict: without it
+the problem is logged and ignored, see loop-present) (before any waiting: --timeout 30 is given where a wait could
 start), nothing on stdout, and exactly one line on stderr that starts
 with the program's name and names the problem. consolewait given
 "-- CMD" does not run CMD then.
@@ -34,10 +35,12 @@ def cases(h):
         ([w] + n + ["--format", "xml"] + t,
          [r"--format xml", r"plain, shell or json"]),
         ([w] + n + ["--bogus"] + t, [r"--bogus", r"unknown option"]),
-        ([w, "--cmdline", "waitdev.bogus=1"] + t,
+        ([w, "--strict", "--cmdline", "waitdev.bogus=1"] + t,
          [r"waitdev\.bogus", r"unknown"]),
-        ([w, "--cmdline", "rootdelay=x"] + t,
-         [r"rootdelay=x", r"number of seconds"]),
+        ([w, "--strict", "--cmdline", "rootdelay=x"] + t,
+         [r"rootdelay=x", r"the kernel reads 0 s"]),
+        ([w, "--strict", "--cmdline", "console=ttyS0n"] + t,
+         [r"console=ttyS0n", r"the kernel reads ttyS0"]),
     ] + ([] if h.blkid else [
         # probe: none -- these need libblkid; a libblkid build takes them
         # (see accepted() below)
@@ -61,8 +64,8 @@ def cases(h):
         ([w] + n + ["--console", "tty S0"] + t, [r"tty S0", r"blank"]),
         ([w] + n + ["unexpected-operand"] + t,
          [r"unexpected-operand", r"unexpected argument"]),
-        ([w, "--cmdline", "root="] + t, [r"root", r"empty"]),
-        ([w, "--cmdline", "consolewait=1"] + t,
+        ([w, "--strict", "--cmdline", "root="] + t, [r"root", r"empty"]),
+        ([w, "--strict", "--cmdline", "consolewait=1"] + t,
          [r"consolewait=1", r"no value"]),
         ([w, "--cmdline-file", "/nonexistent/wdt-cmdline"] + t,
          [r"/nonexistent/wdt-cmdline", r"No such file"]),
@@ -71,11 +74,11 @@ def cases(h):
          [r"/dev/loop101", r"only one SPEC"]),
         ([r] + n + ["--timeout", "-1", "/dev/loop100"],
          [r"--timeout -1", r"seconds"]),
-        ([r, "--cmdline", "root=/dev/loop100 rootwait=abc"],
-         [r"rootwait=abc", r"seconds"]),
+        ([r, "--strict", "--cmdline", "root=/dev/loop100 rootwait=abc"],
+         [r"rootwait=abc", r"invalid value"]),
         # control characters, typed or decoded from a by-* link name's
         # \xNN, come back as \xNN: one line, nothing for the terminal
-        ([w, "--cmdline", "root=/dev/sda\x1b[2J"] + t,
+        ([w, "--strict", "--cmdline", "root=/dev/sda\x1b[2J"] + t,
          [r"root=/dev/sda\\x1b\[2J", r"control characters"]),
         ([w] + n + ["--root", "/dev/disk/by-partuuid/a\\x0ab"] + t,
          [r"'a\\x0ab'", r"not hexadecimal"]),
@@ -89,7 +92,8 @@ def cases(h):
          [r"tty S0", r"blank"]),
         ([c] + n + ["--timeout", "abc", "ttyS0", "--", "echo", "cmd-ran"],
          [r"--timeout abc", r"seconds"]),
-        ([c, "--cmdline", "root="] + t + ["ttyS0", "--", "echo", "cmd-ran"],
+        ([c, "--strict", "--cmdline", "root="] + t +
+         ["ttyS0", "--", "echo", "cmd-ran"],
          [r"root", r"empty"]),
         ([c, "--cmdline-file", "/nonexistent/wdt-cmdline"] + t +
          ["ttyS0", "--", "echo", "cmd-ran"],

@@ -4,7 +4,8 @@
 loop-present: the root device is there (attached, size > 0, an ext4
 filesystem on it: a libblkid build wants one) before the wait starts, so
 every front end and every output format answers at once from the sysfs
-scan, without any uevent.
+scan, without any uevent; and a kernel command line with problems
+(tolerant) still finds it.
 """
 import sys
 sys.dont_write_bytecode = True
@@ -83,6 +84,61 @@ def body(h):
         h.expect_exit(p, 0, QUICK)
         h.check("WAITDEV_ROOT='%s'" % NODE in p.stdout.splitlines(),
                 "expected WAITDEV_ROOT='%s'" % NODE, p)
+
+    tolerant(h, NODE)
+
+
+def tolerant(h, node):
+    """The kernel command line at boot: each problem logged, naming its
+    key, and the rest still found; a malformed spec fails only its own
+    target (status 1 at once, the root still printed)."""
+    line = ("waitdev.bogus=1 waitdev.timeout=abc rootdelay=0x10 "
+            "console=ttyS0n root=%s" % node)
+    with h.case("tolerant: %s" % line):
+        # console=ttyS0n is ttyS0 to the kernel, and to waitdev: the
+        # 8250 driver's first port, there on every x86 machine
+        h.check(os.path.exists("/sys/class/tty/ttyS0"), "this case needs "
+                "ttyS0 (/sys/class/tty/ttyS0), which this machine lacks")
+        p = h.start([h.waitdev, "--cmdline", line, "--timeout", "10"])
+        h.expect_exit(p, 0, QUICK)
+        h.check(p.stdout == "root %s\nconsole /dev/ttyS0\n" % node,
+                "expected stdout 'root %s', 'console /dev/ttyS0'" % node, p)
+        for key in ("waitdev.bogus: unknown waitdev key; ignored",
+                    "waitdev.timeout=abc: not a number of seconds; ignored",
+                    "rootdelay=0x10: the kernel reads 16 s",
+                    "console=ttyS0n: the kernel reads ttyS0"):
+            h.check("waitdev: kernel command line: %s" % key in p.stderr,
+                    "expected 'kernel command line: %s' on stderr" % key, p)
+
+    with h.case("tolerant: --strict makes the same line exit 2"):
+        p = h.start([h.waitdev, "--strict", "--cmdline", line,
+                     "--timeout", "10"])
+        h.expect_exit(p, 2, QUICK)
+        h.check(p.stdout == "", "expected nothing on stdout", p)
+
+    line = "root=%s console=tty/0 waitdev.timeout=10" % node
+    with h.case("tolerant: %s: root found, console failed, status 1" % line):
+        p = h.start([h.waitdev, "--cmdline", line])
+        h.expect_exit(p, 1, QUICK)
+        h.check(p.stdout == "root %s\n" % node,
+                "expected stdout 'root %s'" % node, p)
+        h.check("console=tty/0" in p.stderr and
+                "console: malformed on the kernel command line, not waited "
+                "for" in p.stderr, "expected the console problem named", p)
+
+    with h.case("tolerant: rootwait with root=UUID= (malformed): status 1 "
+                "at once"):
+        p = h.start([h.rootwait, "--cmdline", "root=UUID= rootwait"])
+        h.expect_exit(p, 1, QUICK)
+        h.check(p.stdout == "", "expected nothing on stdout", p)
+        h.check("root=UUID=" in p.stderr and "root: malformed" in p.stderr,
+                "expected the root problem named", p)
+
+    with h.case("tolerant: consolewait with console=tty/0 still runs CMD"):
+        p = h.start([h.consolewait, "--cmdline", "console=tty/0", "--",
+                     "echo", "cmd-ran"])
+        h.expect_exit(p, 0, QUICK)
+        h.check(p.stdout == "cmd-ran\n", "expected CMD's output", p)
 
 
 hostlib.main("loop-present", body)

@@ -437,85 +437,280 @@ static void test_parse_details(void)
 
 	/* a NULL or zero-sized err buffer is fine */
 	cmdline_config_init(&cfg);
+	cfg.strict = true;
 	CHECK_INT(cmdline_parse("rootdelay=x", &cfg, NULL, 0), -EINVAL);
 	CHECK_INT(cmdline_parse("rootdelay=x", &cfg, err, 0), -EINVAL);
 }
 
-/* ---- cmdline_parse: rejected lines ----------------------------------- */
+/* ---- cmdline_parse: problems, strict and tolerant ------------------ */
+
+/* What a tolerant parse did with the problem. */
+enum outcome {
+	IGNORED,      /* the parameter had no effect */
+	ROOT_FAILS,   /* cfg.root_invalid */
+	CONSOLE_FAILS /* cfg.console_invalid */
+};
 
 struct bad_case {
 	const char *line;
 	const char *key; /* must appear in the message */
+	enum outcome outcome;
 };
 
 static const struct bad_case bad_cases[] = {
-	{ "rootdelay=abc", "rootdelay" },
-	{ "rootdelay=", "rootdelay" },
-	{ "rootdelay", "rootdelay" },
-	{ "rootdelay=-1", "rootdelay" },
-	{ "rootdelay=1e3", "rootdelay" },
-	{ "rootdelay=99999999999999999999999", "rootdelay" },
-	{ "rootwait=abc", "rootwait" },
-	{ "rootwait=", "rootwait" },
-	{ "rootwait=1.", "rootwait" },
-	{ "waitdev.timeout=1.2.3", "waitdev.timeout" },
-	{ "waitdev.timeout=", "waitdev.timeout" },
-	{ "waitdev.timeout", "waitdev.timeout" },
-	{ "waitdev.timeout=.5", "waitdev.timeout" },
-	{ "waitdev.timeout=-3", "waitdev.timeout" },
-	{ "waitdev.timeout=never", "waitdev.timeout" },
-	{ "consoledelay=x", "consoledelay" },
-	{ "consoledelay=", "consoledelay" },
-	{ "consoledelay=1.5", "consoledelay" },
-	{ "consolewait=5", "consolewait" },
-	{ "consolewait=", "consolewait" },
-	{ "waitdev.bogus=1", "waitdev.bogus" },
-	{ "waitdev.bogus", "waitdev.bogus" },
-	{ "waitdev.rootwait", "waitdev.rootwait" },
-	{ "waitdev.root", "waitdev.root" },
-	{ "waitdev.console", "waitdev.console" },
-	{ "waitdev.net", "waitdev.net" },
-	{ "root=", "root" },
-	{ "root", "root" },
-	{ "console=", "console" },
-	{ "console=ttyS0 console=", "console" },
-	{ "console=tty/0", "console" },
-	{ "waitdev.console=,115200", "waitdev.console" },
-	{ "waitdev.net=eth0:down", "waitdev.net" },
-	{ "waitdev.net=,,,", "waitdev.net" },
-	{ "waitdev.net=eth0,a/b", "waitdev.net" },
-	{ "waitdev.net=abcdefghijklmnop", "waitdev.net" },
-	{ "waitdev.root=/dev/", "waitdev.root" },
-	{ "waitdev.root=UUID=", "waitdev.root" },
-	{ "waitdev.root=PARTUUID=xyz", "waitdev.root" },
-	{ "waitdev.root=/dev/disk/by-foo/x", "waitdev.root" },
-	{ "root=live:CDLABEL=x", "root" },
-	{ "root=ZFS=rpool/root", "root" },
-	{ "root=99999:1", "root" },
+	{ "rootdelay", "rootdelay", IGNORED },
+	{ "waitdev.timeout=1.2.3", "waitdev.timeout", IGNORED },
+	{ "waitdev.timeout=", "waitdev.timeout", IGNORED },
+	{ "waitdev.timeout", "waitdev.timeout", IGNORED },
+	{ "waitdev.timeout=.5", "waitdev.timeout", IGNORED },
+	{ "waitdev.timeout=-3", "waitdev.timeout", IGNORED },
+	{ "waitdev.timeout=never", "waitdev.timeout", IGNORED },
+	{ "waitdev.modprobe=yes", "waitdev.modprobe", IGNORED },
+	{ "consoledelay=x", "consoledelay", IGNORED },
+	{ "consoledelay=", "consoledelay", IGNORED },
+	{ "consoledelay=1.5", "consoledelay", IGNORED },
+	{ "consolewait=5", "consolewait", IGNORED },
+	{ "consolewait=", "consolewait", IGNORED },
+	{ "waitdev.bogus=1", "waitdev.bogus", IGNORED },
+	{ "waitdev.bogus", "waitdev.bogus", IGNORED },
+	{ "waitdev.rootwait", "waitdev.rootwait", IGNORED },
+	{ "waitdev.root", "waitdev.root", IGNORED },
+	{ "waitdev.console", "waitdev.console", IGNORED },
+	{ "waitdev.net", "waitdev.net", IGNORED },
+	{ "root", "root", IGNORED },
+	{ "console", "console", IGNORED },
+	{ "waitdev.net=eth0:down", "waitdev.net", IGNORED },
+	{ "waitdev.net=,,,", "waitdev.net", IGNORED },
+	{ "waitdev.net=eth0,a/b", "waitdev.net", IGNORED },
+	{ "waitdev.net=abcdefghijklmnop", "waitdev.net", IGNORED },
+	{ "root=", "root", ROOT_FAILS },
+	{ "root=/dev/sda1 root=", "root", ROOT_FAILS },
+	{ "waitdev.root=/dev/", "waitdev.root", ROOT_FAILS },
+	{ "waitdev.root=UUID=", "waitdev.root", ROOT_FAILS },
+	{ "waitdev.root=PARTUUID=xyz", "waitdev.root", ROOT_FAILS },
+	{ "waitdev.root=/dev/disk/by-foo/x", "waitdev.root", ROOT_FAILS },
+	/* waitdev.root= decides, even when root= is good */
+	{ "root=/dev/sda1 waitdev.root=UUID=", "waitdev.root", ROOT_FAILS },
+	{ "root=live:CDLABEL=x", "root", ROOT_FAILS },
+	{ "root=ZFS=rpool/root", "root", ROOT_FAILS },
+	{ "root=99999:1", "root", ROOT_FAILS },
+	{ "console=tty/0", "console", CONSOLE_FAILS },
+	{ "console=ttyS0 console=tty/0", "console", CONSOLE_FAILS },
+	{ "waitdev.console=,115200", "waitdev.console", CONSOLE_FAILS },
 	/* the bad key is found before the kernel/init separator */
-	{ "quiet waitdev.bogus=1 -- waitdev.timeout=3", "waitdev.bogus" },
-	/* a bad root= is an error even when it is overridden later */
-	{ "root=/dev/sda1 rootdelay=abc root=/dev/sdb1", "rootdelay" },
+	{ "quiet waitdev.bogus=1 -- waitdev.timeout=3", "waitdev.bogus", IGNORED },
+	/* read the kernel's way: strict calls them problems */
+	{ "rootdelay=abc", "rootdelay", IGNORED },
+	{ "rootdelay=", "rootdelay", IGNORED },
+	{ "rootdelay=-1", "rootdelay", IGNORED },
+	{ "rootdelay=1e3", "rootdelay", IGNORED },
+	{ "rootdelay=99999999999999999999999", "rootdelay", IGNORED },
+	{ "rootwait=abc", "rootwait", IGNORED },
+	{ "rootwait=", "rootwait", IGNORED },
+	{ "rootwait=1.", "rootwait", IGNORED },
+	{ "root=/dev/sda1 rootdelay=abc root=/dev/sdb1", "rootdelay", IGNORED },
 };
+
+/* --strict: the first problem ends the parse, its key named */
+static void check_bad_strict(const struct bad_case *c)
+{
+	struct wait_config cfg;
+	char err[256] = "";
+	int r;
+
+	cmdline_config_init(&cfg);
+	cfg.strict = true;
+	r = cmdline_parse(c->line, &cfg, err, sizeof(err));
+	CHECK_MSG(r == -EINVAL, "strict \"%s\": returned %d, expected -EINVAL", c->line,
+		  r);
+	CHECK_MSG(strstr(err, c->key) != NULL,
+		  "strict \"%s\": message \"%s\" does not name %s", c->line, err, c->key);
+	CHECK_MSG(!strchr(err, '\n'), "\"%s\": message has a newline", c->line);
+	CHECK_INT(cfg.n_problems, 0);
+}
+
+/* tolerant: the parse goes on, the problem is kept, and only its own
+ * target is touched */
+static void check_bad_tolerant(const struct bad_case *c)
+{
+	struct wait_config cfg;
+	char err[256] = "";
+	char line[512];
+	int r;
+
+	/* a good console and net beside it must survive any root problem,
+	 * a good root and net any console problem */
+	snprintf(line, sizeof(line), "%s waitdev.net=eth9 %s",
+		 c->outcome == CONSOLE_FAILS ? "root=/dev/vdz" : "console=ttyS7",
+		 c->line);
+	cmdline_config_init(&cfg);
+	r = cmdline_parse(line, &cfg, err, sizeof(err));
+	CHECK_MSG(r == 0, "tolerant \"%s\": returned %d (%s)", line, r, err);
+	CHECK_MSG(cfg.n_problems >= 1, "tolerant \"%s\": no problem kept", line);
+	if (cfg.n_problems < 1)
+		return;
+	CHECK_MSG(strstr(cfg.problems[0], c->key) != NULL,
+		  "tolerant \"%s\": problem \"%s\" does not name %s", line,
+		  cfg.problems[0], c->key);
+	CHECK_MSG(!strchr(cfg.problems[0], '\n'), "\"%s\": problem has a newline", line);
+	CHECK_MSG(cfg.root_invalid == (c->outcome == ROOT_FAILS),
+		  "tolerant \"%s\": root_invalid %d", line, cfg.root_invalid);
+	CHECK_MSG(cfg.console_invalid == (c->outcome == CONSOLE_FAILS),
+		  "tolerant \"%s\": console_invalid %d", line, cfg.console_invalid);
+	if (c->outcome == CONSOLE_FAILS) {
+		CHECK_MSG(!cfg.has_console, "tolerant \"%s\": has a console", line);
+		CHECK_MSG(cfg.has_root && streq(cfg.root.value, "vdz"),
+			  "tolerant \"%s\": root lost", line);
+	} else {
+		CHECK_MSG(cfg.has_console && streq(cfg.console.value, "ttyS7"),
+			  "tolerant \"%s\": console lost", line);
+	}
+	if (c->outcome == ROOT_FAILS)
+		CHECK_MSG(!cfg.has_root, "tolerant \"%s\": has a root", line);
+	CHECK_MSG(cfg.n_net == 1 && streq(cfg.net[0].value, "eth9"),
+		  "tolerant \"%s\": net lost", line);
+}
 
 static void test_parse_bad(void)
 {
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(bad_cases); i++) {
-		const struct bad_case *c = &bad_cases[i];
+		check_bad_strict(&bad_cases[i]);
+		check_bad_tolerant(&bad_cases[i]);
+	}
+}
+
+/* More problems than slots: all counted, the first kept, no overflow. */
+static void test_parse_many_problems(void)
+{
+	struct wait_config cfg;
+	char err[256];
+
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.a waitdev.b waitdev.c waitdev.d waitdev.e "
+				"waitdev.f waitdev.g waitdev.h waitdev.i waitdev.j "
+				"root=/dev/sda2",
+				&cfg, err, sizeof(err)),
+		  0);
+	CHECK_INT(cfg.n_problems, 10);
+	CHECK_MSG(strncmp(cfg.problems[0], "waitdev.a:", 10) == 0, "\"%s\"",
+		  cfg.problems[0]);
+	CHECK_MSG(strncmp(cfg.problems[CMDLINE_PROBLEMS_MAX - 1], "waitdev.h:", 10) == 0,
+		  "\"%s\"", cfg.problems[CMDLINE_PROBLEMS_MAX - 1]);
+	CHECK(cfg.has_root && streq(cfg.root.value, "sda2"));
+
+	/* a bad value leaves the good one before it (fuzz/crashes/cmdline/
+	 * crash-5f9a03...: a number too large was stored, then refused) */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("consoledelay=5 consoledelay=116666666666667725 "
+				"waitdev.timeout=3 waitdev.timeout=99999999999999999999",
+				&cfg, err, sizeof(err)),
+		  0);
+	CHECK_INT(cfg.n_problems, 2);
+	CHECK_INT(cfg.console_ms, 3000);
+	CHECK_INT(cfg.timeout_ms, 3000);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("consoledelay=5 consoledelay=116666666666667725", &cfg,
+				err, sizeof(err)),
+		  0);
+	CHECK_INT(cfg.console_ms, 5);
+
+	/* a bad waitdev.net= leaves the good one before it */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.net=eth1,eth2 waitdev.net=eth3,a/b", &cfg, err,
+				sizeof(err)),
+		  0);
+	CHECK_INT(cfg.n_net, 2);
+	CHECK_STR(cfg.net[1].value, "eth2");
+	CHECK_INT(cfg.n_problems, 1);
+}
+
+/*
+ * The kernel's own keys, read as the kernel reads them (6.1 and 6.12):
+ * the value the kernel takes, and whether a tolerant parse says so.
+ */
+struct kernel_case {
+	const char *line;
+	const char *root;    /* root value, NULL for none */
+	const char *console; /* console value, NULL for none */
+	uint64_t root_ms;    /* DEF: the default */
+	bool note;	     /* a problem that says how it was read */
+};
+
+static const struct kernel_case kernel_cases[] = {
+	/* lib/ctype.c: 0xA0 is a blank to the kernel's isspace() */
+	{ "root=/dev/vda\xa0quiet", "vda", NULL, DEF, false },
+	{ "\xa0root=/dev/vdb\xa0\xa0rootwait\xa0", "vdb", NULL, FOREVER, false },
+	/* console_setup(): "" and "null" are ttynull, no tty to wait for */
+	{ "console=", NULL, NULL, DEF, false },
+	{ "console=\"\"", NULL, NULL, DEF, false },
+	{ "console=null", NULL, NULL, DEF, false },
+	{ "console=ttynull", NULL, NULL, DEF, false },
+	{ "console=brl,ttyS0", NULL, NULL, DEF, false },
+	{ "console=ttyS1 console=", NULL, "ttyS1", DEF, false },
+	/* the name runs to the first digit, the index is what follows */
+	{ "console=ttyS00", NULL, "ttyS0", DEF, true },
+	{ "console=ttyS0n", NULL, "ttyS0", DEF, true },
+	{ "console=ttyS01,115200", NULL, "ttyS1", DEF, true },
+	{ "console=ttyS", NULL, "ttyS0", DEF, false },
+	{ "console=0", NULL, "ttyS0", DEF, false },
+	{ "console=ttyUSB10,9600n8", NULL, "ttyUSB10", DEF, false },
+	{ "console=hvc0", NULL, "hvc0", DEF, false },
+	/* root_delay_setup(): simple_strtoul(, 0) */
+	{ "rootdelay=0x10", NULL, NULL, 16000, true },
+	{ "rootdelay=010", NULL, NULL, 8000, true },
+	{ "rootdelay=10s", NULL, NULL, 10000, true },
+	{ "rootdelay=abc", NULL, NULL, 0, true },
+	{ "rootdelay=-1", NULL, NULL, 0, true },
+	{ "rootdelay=0x", NULL, NULL, 0, true },
+	{ "rootdelay=1.5", NULL, NULL, 1500, false }, /* waitdev's reading */
+	/* rootwait_timeout_setup() (6.5+): kstrtoint(, 0), else forever */
+	{ "rootwait=0x10", NULL, NULL, 16000, true },
+	{ "rootwait=+7", NULL, NULL, 7000, true },
+	{ "rootwait=\"7\n\"", NULL, NULL, 7000, true },
+	{ "rootwait=-1", NULL, NULL, FOREVER, true },
+	{ "rootwait=10s", NULL, NULL, FOREVER, true },
+	{ "rootwait=1.5", NULL, NULL, FOREVER, true },
+	{ "rootwait=2147484", NULL, NULL, FOREVER, true },
+	{ "rootwait=2147483", NULL, NULL, 2147483000ULL, false },
+	{ "rootwait=12", NULL, NULL, 12000, false },
+};
+
+static void test_parse_kernel_keys(void)
+{
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(kernel_cases); i++) {
+		const struct kernel_case *c = &kernel_cases[i];
+		uint64_t root_ms = c->root_ms == DEF ? DEFAULT_ROOT_MS : c->root_ms;
 		struct wait_config cfg;
 		char err[256] = "";
 		int r;
 
 		cmdline_config_init(&cfg);
 		r = cmdline_parse(c->line, &cfg, err, sizeof(err));
-		CHECK_MSG(r == -EINVAL, "\"%s\": returned %d, expected -EINVAL", c->line,
-			  r);
-		CHECK_MSG(strstr(err, c->key) != NULL,
-			  "\"%s\": message \"%s\" does not name %s", c->line, err,
-			  c->key);
-		CHECK_MSG(!strchr(err, '\n'), "\"%s\": message has a newline", c->line);
+		CHECK_MSG(r == 0, "\"%s\": returned %d (%s)", c->line, r, err);
+		CHECK_MSG(cfg.has_root == (c->root != NULL) &&
+				  (!c->root || streq(cfg.root.value, c->root)),
+			  "\"%s\": root \"%s\"", c->line,
+			  cfg.has_root ? cfg.root.value : "");
+		CHECK_MSG(cfg.has_console == (c->console != NULL) &&
+				  (!c->console || streq(cfg.console.value, c->console)),
+			  "\"%s\": console \"%s\"", c->line,
+			  cfg.has_console ? cfg.console.value : "");
+		CHECK_MSG(cfg.root_ms == root_ms, "\"%s\": root_ms %" PRIu64, c->line,
+			  cfg.root_ms);
+		CHECK_MSG(cfg.n_problems == (c->note ? 1U : 0U),
+			  "\"%s\": %u problems (%s)", c->line, cfg.n_problems,
+			  cfg.n_problems ? cfg.problems[0] : "");
+		CHECK(!cfg.root_invalid && !cfg.console_invalid);
+		/* strict: what needs a note is a problem */
+		cmdline_config_init(&cfg);
+		cfg.strict = true;
+		r = cmdline_parse(c->line, &cfg, err, sizeof(err));
+		CHECK_MSG(r == (c->note ? -EINVAL : 0), "strict \"%s\": returned %d",
+			  c->line, r);
 	}
 }
 
@@ -544,14 +739,22 @@ static void test_parse_long(void)
 	CHECK(!cfg.has_root);
 	free(line);
 
-	/* one huge value */
+	/* one huge value: strict, an error; tolerant, the root wait fails */
 	line = malloc(4096);
 	memcpy(line, "root=/dev/", 10);
 	memset(line + 10, 'a', 4000);
 	line[4010] = '\0';
 	cmdline_config_init(&cfg);
+	cfg.strict = true;
 	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK_MSG(strstr(err, "root") != NULL, "message \"%s\"", err);
+	CHECK_MSG(strlen(err) < sizeof(err), "message \"%s\"", err);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), 0);
+	CHECK(!cfg.has_root && cfg.root_invalid);
+	CHECK_INT(cfg.n_problems, 1);
+	CHECK_MSG(strncmp(cfg.problems[0], "root=/dev/aaa", 13) == 0, "problem \"%s\"",
+		  cfg.problems[0]);
 	free(line);
 }
 
@@ -693,6 +896,7 @@ static void test_parse_file(void)
 	path = write_tmp("bad", "quiet rootdelay=soon\n",
 			 strlen("quiet rootdelay=soon\n"));
 	cmdline_config_init(&cfg);
+	cfg.strict = true;
 	err[0] = '\0';
 	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK_MSG(strstr(err, "rootdelay") != NULL, "message \"%s\"", err);
@@ -733,6 +937,8 @@ int main(void)
 	test_parse_ok();
 	test_parse_details();
 	test_parse_bad();
+	test_parse_many_problems();
+	test_parse_kernel_keys();
 	test_parse_long();
 	test_net_list();
 	test_parse_file();
