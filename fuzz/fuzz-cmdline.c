@@ -86,13 +86,20 @@ static void check_parse(const char *text)
 	char err[256];
 	int r;
 
-	/* tolerant: only a line too long is refused */
+	/* tolerant: only a line too long, or one with waitdev.strict=1 and
+	 * a problem, is refused; the latter strictly too */
 	cmdline_config_init(&cfg);
 	memset(err, 'X', sizeof(err));
 	r = cmdline_parse(text, &cfg, err, sizeof(err));
-	FUZZ_CHECK(r == 0 || (r == -EINVAL && strlen(text) > CMDLINE_MAX));
+	FUZZ_CHECK(r == 0 || r == -EINVAL);
 	if (r < 0) {
 		check_message(err, sizeof(err));
+		if (strlen(text) <= CMDLINE_MAX) {
+			FUZZ_CHECK(cfg.n_problems > 0);
+			cmdline_config_init(&again);
+			again.strict = true;
+			FUZZ_CHECK(cmdline_parse(text, &again, NULL, 0) == -EINVAL);
+		}
 		return;
 	}
 	check_config(&cfg);

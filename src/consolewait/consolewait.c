@@ -152,16 +152,18 @@ static int wait_console(int argc, char **argv, char *node, char *spec, bool *bad
 	/* from here on, what fails is the boot's problem, not the caller's
 	 * words: CMD runs all the same */
 	*bad_input = false;
-	if (!cfg.has_console && !cfg.console_invalid)
+	if (!cfg.has_console && !cfg.console_invalid && !cfg.off)
 		return cli_usage_error("no console named: give SPEC, or "
 				       "console= or waitdev.console= on the "
 				       "kernel command line");
 	if (cfg.has_console && cfg.console.type == SPEC_CONSOLE_OTHER)
 		return cli_usage_error("console %s is not a tty", cfg.console.text);
-	strscpy(spec, cfg.console.text, SPEC_VALUE_MAX);
+	if (!cfg.off) /* off: CMD runs on the inherited stdio, nothing said */
+		strscpy(spec, cfg.console.text, SPEC_VALUE_MAX);
 	cli_apply_timeout(&c, &cfg);
 	r = cli_run(&c, &cfg, CLI_ROLE_CONSOLE, &e);
-	if (r == EXIT_FOUND)
+	/* found, or off (waitdev=0): no target, no node */
+	if (r == EXIT_FOUND && engine_target(e, 0))
 		strscpy(node, engine_target(e, 0)->node, NODE_MAX);
 	/* the signals stay blocked: run_cmd() restores the mask for CMD */
 	engine_free(e);
@@ -196,11 +198,11 @@ int consolewait_main(int argc, char **argv)
 	 * boot goes on */
 	if (cmd && !bad_input && r < EXIT_SIGNAL_BASE) {
 		/* back only when CMD could not be executed */
-		r = run_cmd(r == EXIT_FOUND ? node : NULL, spec[0] ? spec : NULL, cmd);
+		r = run_cmd(node[0] ? node : NULL, spec[0] ? spec : NULL, cmd);
 		log_close_kmsg();
 		return r;
 	}
-	if (r == EXIT_FOUND) {
+	if (r == EXIT_FOUND && node[0]) {
 		char line[NODE_MAX + 1];
 		int n = snprintf(line, sizeof(line), "%s\n", node);
 

@@ -192,6 +192,10 @@ struct parse_state {
 	bool consolewait;
 	bool has_consoledelay;
 	uint64_t consoledelay_ms;
+	/* waitdev.strict=1: the line asks to be read strictly; known only
+	 * at its end, so the first problem is kept for then */
+	bool strict_key;
+	char first_problem[CMDLINE_PROBLEM_LEN];
 };
 
 /*
@@ -207,6 +211,8 @@ static int problem(struct parse_state *st, const char *outcome, const char *msg)
 		set_err(st->err, st->errsize, "%s", msg);
 		return -EINVAL;
 	}
+	if (!cfg->n_problems)
+		set_err(st->first_problem, sizeof(st->first_problem), "%s", msg);
 	if (cfg->n_problems < CMDLINE_PROBLEMS_MAX)
 		set_err(cfg->problems[cfg->n_problems], CMDLINE_PROBLEM_LEN, "%s; %s",
 			msg, outcome);
@@ -357,6 +363,8 @@ static int parse_waitdev_key(const char *key, const char *val, struct parse_stat
 		return parse_bool_key(key, val, &cfg->modprobe, msg, msgsize);
 	if (key_eq(sub, "coldplug"))
 		return parse_bool_key(key, val, &cfg->coldplug, msg, msgsize);
+	if (key_eq(sub, "strict"))
+		return parse_bool_key(key, val, &st->strict_key, msg, msgsize);
 	if (key_eq(sub, "timeout")) {
 		if (parse_seconds_key(key, val, &cfg->timeout_ms, msg, msgsize) < 0)
 			return -EINVAL;
@@ -521,7 +529,14 @@ static int parse_param(const char *key, const char *val, struct parse_state *st,
 	if (strncmp(key, "waitdev.", 8) == 0)
 		return parse_waitdev_key(key, val, st, msg, msgsize);
 
-	if (key_eq(key, "root")) {
+	if (key_eq(key, "waitdev") || key_eq(key, "rd.waitdev")) {
+		/* the off switch, in the kernel's and in dracut's spelling */
+		bool on;
+
+		if (parse_bool_key(key, val, &on, msg, msgsize) < 0)
+			return -EINVAL;
+		st->cfg->off = !on;
+	} else if (key_eq(key, "root")) {
 		/* __setup("root=", ...): a bare "root" is not the kernel's */
 		if (!val) {
 			set_err(msg, msgsize, "root: needs a value (root=DEVICE)");
@@ -655,6 +670,10 @@ int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned
 	if (apply_specs(&st) < 0)
 		return -EINVAL;
 	apply_deadlines(cfg, &st);
+	if (st.strict_key && cfg->n_problems) {
+		set_err(err, errsize, "%s", st.first_problem);
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * cmdline.h - the kernel command line: tokenising with the kernel's own
  * quoting rules and turning the keys waitdev understands into a config.
  *
- * Keys: waitdev.root= (else root=), waitdev.console= (else the last
+ * Keys: waitdev=0|1 and rd.waitdev=0|1 (the off switch), waitdev.root=
+ * (else root=), waitdev.console= (else the last
  * console= naming a tty), waitdev.net=, waitdev.timeout=,
  * waitdev.modprobe=, waitdev.coldplug=, rootwait,
  * rootwait=, rootdelay=, consolewait, consoledelay=. Everything after a
@@ -20,7 +21,9 @@
  * boots on: a malformed value or an unknown waitdev.* key is kept in
  * @problems and ignored; a malformed root or console spec marks that
  * target invalid (it fails, the others are still waited for). With
- * @strict the first problem ends the parse with -EINVAL.
+ * @strict the first problem ends the parse with -EINVAL; with
+ * waitdev.strict=1 on the line, the whole line is read and then its
+ * first problem is the -EINVAL.
  */
 #ifndef WAITDEV_CMDLINE_H
 #define WAITDEV_CMDLINE_H
@@ -57,6 +60,8 @@ struct wait_config {
 
 	/* waitdev.modprobe=0|1, waitdev.coldplug=0|1 */
 	bool modprobe, coldplug;
+	/* the last waitdev= or rd.waitdev= is 0: wait for nothing */
+	bool off;
 
 	/* Non-tty console= values, reported and skipped. */
 	unsigned int n_skipped;
@@ -87,8 +92,8 @@ char *cmdline_next_arg(char *args, char **param, char **val);
 
 /*
  * Parses a whole command line into @cfg. Returns 0 (problems, if any, in
- * @cfg->problems), or with @cfg->strict -EINVAL and a one-line message
- * naming the key in @err. Keys of other subsystems are ignored. A line
+ * @cfg->problems), or with @cfg->strict or waitdev.strict=1 and a problem
+ * -EINVAL and a one-line message naming the key in @err. Keys of other subsystems are ignored. A line
  * too long is -EINVAL in both modes: nothing of it was read.
  */
 int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned errsize);

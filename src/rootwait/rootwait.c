@@ -61,7 +61,7 @@ int rootwait_main(int argc, char **argv)
 		cfg.has_root = true;
 		cfg.root_invalid = false;
 	}
-	if (!cfg.has_root && !cfg.root_invalid)
+	if (!cfg.has_root && !cfg.root_invalid && !cfg.off)
 		return cli_usage_error("no root device named: give SPEC, or "
 				       "root= or waitdev.root= on the kernel "
 				       "command line");

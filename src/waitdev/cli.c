@@ -397,6 +397,11 @@ int cli_run(const struct cli *c, const struct wait_config *cfg, unsigned roles,
 		log_warn(
 			"--source udev: udevd does not run (nothing listens on /run/udev/control): only its events will be seen, none may come");
 	*out = e;
+	if (cfg->off) {
+		/* the boot's off switch: nothing waited for, nothing missing */
+		log_notice("off: waitdev=0 or rd.waitdev=0 on the kernel command line");
+		return EXIT_FOUND;
+	}
 	r = add_targets(e, cfg, roles);
 	if (r)
 		return r;

@@ -92,7 +92,7 @@ void cli_apply_timeout(const struct cli *c, struct wait_config *cfg);
 
 /*
  * Runs the wait for the roles in @roles of @cfg and returns the exit
- * status (EXIT_TIMEOUT also when one of those roles had a malformed spec
+ * status (EXIT_FOUND at once, no target added, when @cfg is off; EXIT_TIMEOUT also when one of those roles had a malformed spec
  * on the kernel command line: it failed at once, the others were waited
  * for); *@out keeps the engine for printing the result (free it with
  * engine_free(), which also restores the signal mask).

@@ -24,8 +24,8 @@ The scenarios (the meson suite 'distro', one test each):
         initramfs-tools' "ALERT! ... Dropping to a shell!") follows
         promptly, not after another stock wait;
   dracut-waitdev-fallback, mkinitramfs-waitdev-fallback
-        waitdev fails (an unknown waitdev.* key: exit 2): the hook says
-        so and the stock wait boots the late stick;
+        waitdev fails (an unknown waitdev.* key with waitdev.strict=1:
+        exit 2): the hook says so and the stock wait boots the late stick;
   mkinitramfs-waitdev-rootdelay
         rootdelay=40 with the stick 3 s late: root's init comes seconds
         after the plug, not after init's 40 s sleep;
@@ -36,6 +36,10 @@ The scenarios (the meson suite 'distro', one test each):
         an image that can assemble roots (a stand-in /sbin/lvm, a
         local-top script): the hook says it steps aside, waitdev does not
         wait, and the stock wait boots the late stick;
+  mkinitramfs-waitdev-off
+        waitdev=0 on the command line: the hook says it is off and does
+        not run waitdev, and the stock wait boots the late stick (dracut's
+        job: the hooks suite, test/hooks);
   dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
         the hooks installed and enabled (dracut: add_dracutmodules in a
         conf file) with no waitdev binary: the build succeeds with a
@@ -266,11 +270,12 @@ def s_never(env, tool):
 
 def s_fallback(env, tool):
     """waitdev fails (exit 2: a waitdev.* key it does not know, as a
-    newer command line might hold): the hook says so and the stock wait
-    boots the late stick."""
+    newer command line might hold, read strictly: waitdev.strict=1): the
+    hook says so and the stock wait boots the late stick."""
     name = "%s-waitdev-fallback" % tool
     c = Check(name)
-    b = boot(env, name, APPEND[tool] + " waitdev.nosuchkey=1",
+    b = boot(env, name,
+             APPEND[tool] + " waitdev.nosuchkey=1 waitdev.strict=1",
              [(PLUG_AT, *usb_stick())])
     c.that(b.lines(r"waitdev: failed \(exit 2"),
            "the hook says waitdev failed and the stock wait takes over")
@@ -295,6 +300,20 @@ def s_step_aside(env, tool):
     who = {"dracut": "lvm", "mkinitramfs": "local-top/assembler"}[tool]
     c.that(b.lines(r"waitdev: %s may assemble the root" % re.escape(who)),
            "the hook says it steps aside, naming %s" % who)
+    c.that(not b.lines(r"waitdev: root \S+: found"),
+           "waitdev did not wait for the root")
+    c.that("ROOT-INIT-OK" in b.text(), "the stock wait booted the root")
+    return c, b
+
+
+def s_off(env):
+    """waitdev=0: the hook leaves the root to the stock wait."""
+    name = "mkinitramfs-waitdev-off"
+    c = Check(name)
+    b = boot(env, name, APPEND["mkinitramfs"] + " waitdev=0",
+             [(PLUG_AT, *usb_stick())])
+    c.that(b.lines(r"waitdev: off by waitdev=0 on the command line"),
+           "the hook says waitdev=0 turned it off")
     c.that(not b.lines(r"waitdev: root \S+: found"),
            "waitdev did not wait for the root")
     c.that("ROOT-INIT-OK" in b.text(), "the stock wait booted the root")
@@ -356,7 +375,7 @@ def s_rootdelay_fallback(env):
     c = Check(name)
     delay = 20
     b = boot(env, name, APPEND["mkinitramfs"] +
-             " waitdev.nosuchkey=1 rootdelay=%d" % delay,
+             " waitdev.nosuchkey=1 waitdev.strict=1 rootdelay=%d" % delay,
              [(PLUG_AT, *usb_stick())])
     start = first(b, r"WAITDEV-INIT-START")
     init = first(b, r"ROOT-INIT-OK")
@@ -431,6 +450,7 @@ SCENARIOS = {
     "mkinitramfs-waitdev-fallback": ("mkinitramfs", True,
                                      lambda e: s_fallback(e, "mkinitramfs")),
     "mkinitramfs-waitdev-rootdelay": ("mkinitramfs", True, s_rootdelay),
+    "mkinitramfs-waitdev-off": ("mkinitramfs", True, s_off),
     "mkinitramfs-waitdev-rootdelay-fallback": ("mkinitramfs", True,
                                                s_rootdelay_fallback),
     "dracut-waitdev-step-aside": ("dracut", "assembler",

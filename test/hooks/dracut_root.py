@@ -17,6 +17,10 @@ waiting on a fake sysfs and an injected (here silent) uevent feed:
   interfaces to exist (dracut's network jobs, which the job holds up,
   would bring them up), so a down interface does not hold the job for
   waitdev's net deadline;
+- the off switch (rd.waitdev=0, waitdev=0: the last one wins) and an
+  explicit empty waitdev.root=, which the job's own waitdev.root= would
+  otherwise override: the job says so and leaves the wait to dracut,
+  without running waitdev;
 - the job leaves none of its names in init's shell.
 
 Standard library only; no root needed. Exit 0 when every case passed.
@@ -43,7 +47,7 @@ job="$TEST_JOB"
 AFTER = r"""
 echo "RESULT root=$root main_loop=$main_loop"
 for v in spec out rc secs tool cmdline net log w rest q part noglob \
-        presence strip s; do
+        presence strip s off wroot; do
     eval "[ -z \"\${$v+set}\" ] || echo \"LEAKED $v\""
 done
 """
@@ -175,6 +179,17 @@ def main():
          "root=/dev/sdq1 waitdev.net=eth9:up,52:54:00:12:34:57:carrier",
          "block:/dev/sdq1", {"root": True, "net": True},
          "found"),
+        ("off-rd", "root=/dev/sdq1 rd.waitdev=0 rootwait", "block:/dev/sdq1",
+         {"root": True}, "off:rd.waitdev=0"),
+        ("off-last-wins", "rd.waitdev=0 root=/dev/sdq1 waitdev=n",
+         "block:/dev/sdq1", {"root": True}, "off:waitdev=n"),
+        ("on-last-wins", "waitdev=0 root=/dev/sdq1 rd.waitdev=1",
+         "block:/dev/sdq1", {"root": True}, "found"),
+        ("off-after-dashdash", "root=/dev/sdq1 -- waitdev=0",
+         "block:/dev/sdq1", {"root": True}, "found"),
+        ("empty-waitdev-root", "root=/dev/sdq1 waitdev.root= rootwait",
+         "block:/dev/sdq1", {"root": True},
+         "off:an empty waitdev.root="),
     ]
     sh = shells()
     if not sh:
@@ -204,7 +219,15 @@ def main():
             check(cname, " -- " not in " %s " % text.replace('"a -- b"', ""),
                   "the command line given to waitdev stops before the "
                   "kernel's \"--\" (%r)" % text, out)
-            if want == "gave-up":
+            if want.startswith("off:"):
+                check(cname, "info: waitdev: off by %s on the command line"
+                      "; dracut waits the stock way" % want[4:] in out,
+                      "the job says what turned it off", out)
+                check(cname, not args, "waitdev did not run (%s)" % args,
+                      out)
+                check(cname, "RESULT root=block:/dev/sdq1 main_loop=0" in out,
+                      "root and main_loop untouched", out)
+            elif want == "gave-up":
                 check(cname, "RESULT root=block:/dev/sdq1 main_loop=2" in out,
                       "gave up: root unchanged, main_loop at the timeout "
                       "jobs (2/3 of RDRETRY)", out)

@@ -134,6 +134,21 @@ def tolerant(h, node):
         h.check("root=UUID=" in p.stderr and "root: malformed" in p.stderr,
                 "expected the root problem named", p)
 
+    with h.case("off: waitdev=0 and rd.waitdev=0: status 0 at once, nothing "
+                "waited for, for all three programs"):
+        for argv, out in (
+                ([h.waitdev, "--cmdline", "root=/dev/wdt-nonexistent "
+                  "waitdev=0", "--format", "shell"], "WAITDEV_MISSING=''\n"),
+                ([h.rootwait, "--cmdline", "rd.waitdev=0 rootwait "
+                  "root=/dev/wdt-nonexistent"], ""),
+                ([h.consolewait, "--cmdline", "waitdev=0 console=ttyWDT9",
+                  "--", "echo", "cmd-ran"], "cmd-ran\n")):
+            p = h.start(argv)
+            h.expect_exit(p, 0, QUICK)
+            h.check(p.stdout == out, "expected stdout %r" % out, p)
+            h.check("off: waitdev=0 or rd.waitdev=0" in p.stderr,
+                    "expected 'off' said on stderr", p)
+
     with h.case("tolerant: consolewait with console=tty/0 still runs CMD"):
         p = h.start([h.consolewait, "--cmdline", "console=tty/0", "--",
                      "echo", "cmd-ran"])

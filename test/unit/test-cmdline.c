@@ -435,6 +435,32 @@ static void test_parse_details(void)
 	CHECK_STR(cfg.console.value, "ttyS3");
 	CHECK(!cfg.has_root);
 
+	/* the off switch, in both spellings; the last one wins */
+	{
+		static const struct {
+			const char *line;
+			bool off;
+		} offs[] = {
+			{ "root=/dev/sda1", false },
+			{ "waitdev=0 root=/dev/sda1", true },
+			{ "rd.waitdev=0", true },
+			{ "rd.waitdev=n", true },
+			{ "waitdev=0 rd.waitdev=1", false },
+			{ "waitdev=1 waitdev=0", true },
+			{ "waitdev", false },
+			{ "waitdev=0 -- waitdev=1", true },
+		};
+		unsigned i;
+
+		for (i = 0; i < ARRAY_SIZE(offs); i++) {
+			cmdline_config_init(&cfg);
+			CHECK_INT(cmdline_parse(offs[i].line, &cfg, err, sizeof(err)), 0);
+			CHECK_MSG(cfg.off == offs[i].off, "\"%s\": off %d", offs[i].line,
+				  cfg.off);
+			CHECK_INT(cfg.n_problems, 0);
+		}
+	}
+
 	/* a NULL or zero-sized err buffer is fine */
 	cmdline_config_init(&cfg);
 	cfg.strict = true;
@@ -466,6 +492,8 @@ static const struct bad_case bad_cases[] = {
 	{ "waitdev.timeout=-3", "waitdev.timeout", IGNORED },
 	{ "waitdev.timeout=never", "waitdev.timeout", IGNORED },
 	{ "waitdev.modprobe=yes", "waitdev.modprobe", IGNORED },
+	{ "waitdev=off", "waitdev=off", IGNORED },
+	{ "rd.waitdev=", "rd.waitdev", IGNORED },
 	{ "consoledelay=x", "consoledelay", IGNORED },
 	{ "consoledelay=", "consoledelay", IGNORED },
 	{ "consoledelay=1.5", "consoledelay", IGNORED },
@@ -615,6 +643,21 @@ static void test_parse_many_problems(void)
 				err, sizeof(err)),
 		  0);
 	CHECK_INT(cfg.console_ms, 5);
+
+	/* waitdev.strict=1 wherever it stands: the first problem is fatal */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.bogus=1 rootdelay=abc waitdev.strict=1", &cfg,
+				err, sizeof(err)),
+		  -EINVAL);
+	CHECK_STR(err, "waitdev.bogus: unknown waitdev key");
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.strict=1 waitdev.strict=0 waitdev.bogus=1", &cfg,
+				err, sizeof(err)),
+		  0);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.strict root=/dev/sda1", &cfg, err, sizeof(err)),
+		  0);
+	CHECK(cfg.has_root);
 
 	/* a bad waitdev.net= leaves the good one before it */
 	cmdline_config_init(&cfg);

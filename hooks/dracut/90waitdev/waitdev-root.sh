@@ -74,11 +74,35 @@ waitdev_net_presence() {
     [ -z "$strip" ] || printf '%s' "$presence"
 }
 
+# What on the kernel's part $1 turns this job off, or nothing: the last
+# waitdev= or rd.waitdev= being 0 (n, N: as waitdev reads the switch), or
+# a last waitdev.root= that is empty, which the waitdev.root= this job
+# appends would otherwise override.
+waitdev_off_by() {
+    # shellcheck disable=SC3043
+    local w off="" wroot=unset noglob=""
+    case $- in *f*) noglob=1 ;; esac
+    set -f
+    for w in $1; do
+        case $w in
+            waitdev=[0nN] | rd.waitdev=[0nN]) off=$w ;;
+            waitdev | rd.waitdev | waitdev=[1yY] | rd.waitdev=[1yY]) off="" ;;
+            waitdev.root=*) wroot=${w#waitdev.root=} ;;
+        esac
+    done
+    [ -n "$noglob" ] || set +f
+    if [ -n "$off" ]; then
+        printf '%s' "$off"
+    elif [ -z "$wroot" ] || [ "$wroot" = '""' ]; then
+        printf 'an empty waitdev.root='
+    fi
+}
+
 waitdev_root() {
     # local, as dracut's own scripts use it (dash, bash and busybox have
     # it): this runs in init's shell and must not leave names behind
     # shellcheck disable=SC3043
-    local spec out rc secs tool cmdline net log=/run/initramfs/waitdev.log
+    local spec out rc secs tool cmdline net off log=/run/initramfs/waitdev.log
 
     # Only a block root (parse-block.sh made it "block:DEV"); nfs:,
     # live:, iscsi: and the like are other modules' business.
@@ -88,6 +112,11 @@ waitdev_root() {
     esac
     if ! command -v waitdev > /dev/null; then
         warn "waitdev: not in this initramfs; dracut waits the stock way"
+        return 0
+    fi
+    off=$(waitdev_off_by "$(waitdev_kernel_part "$(getcmdline)")")
+    if [ -n "$off" ]; then
+        info "waitdev: off by $off on the command line; dracut waits the stock way"
         return 0
     fi
     # lvm, cryptsetup, mdadm, multipath and dmraid assemble roots from
