@@ -176,8 +176,13 @@ def plug_on(pattern):
 def s_late(env, tool, with_waitdev):
     name = "%s-%s-late" % (tool, "waitdev" if with_waitdev else "stock")
     c = Check(name)
+    # initramfs-tools' script passes --root, which replaces what the
+    # command line names: waitdev.net= must be passed on (lo: always
+    # there)
+    append = APPEND[tool] + (" waitdev.net=lo" if tool == "mkinitramfs"
+                             else "")
     if with_waitdev:
-        b = boot(env, name, APPEND[tool], react=plug_on(WAITDEV_RUNNING))
+        b = boot(env, name, append, react=plug_on(WAITDEV_RUNNING))
         plugged = b.events[0][0] if b.events else None
         init = first(b, r"ROOT-INIT-OK")
         took = init - plugged if init and plugged else None
@@ -216,6 +221,9 @@ def s_late(env, tool, with_waitdev):
         c.that(not b.lines(r"Gave up waiting|Could not boot|"
                            r"waitdev: failed|waitdev: .*missing"),
                "no stock wait, fallback or rescue")
+        if tool == "mkinitramfs":
+            c.that(b.lines(r"waitdev: net lo: found"),
+                   "waitdev.net= survives the script's --root: lo found")
     else:
         c.that("waitdev:" not in text,
                "the stock image does not run waitdev")
