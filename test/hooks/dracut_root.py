@@ -17,9 +17,11 @@ waiting on a fake sysfs and an injected (here silent) uevent feed:
   interfaces to exist (dracut's network jobs, which the job holds up,
   would bring them up), so a down interface does not hold the job for
   waitdev's net deadline;
-- the off switch (rd.waitdev=0, waitdev=0: the last one wins) and an
+- the off switch (rd.waitdev=0, waitdev=0: the last one wins), an
   explicit empty waitdev.root=, which the job's own waitdev.root= would
-  otherwise override: the job says so and leaves the wait to dracut,
+  otherwise override, and a block root over the network (netroot=,
+  rd.iscsi.*, fcoe=, rd.nvmf.*, rd.neednet=1), whose network jobs this
+  job would hold up: the job says why and leaves the wait to dracut,
   without running waitdev;
 - the job leaves none of its names in init's shell.
 
@@ -47,7 +49,7 @@ job="$TEST_JOB"
 AFTER = r"""
 echo "RESULT root=$root main_loop=$main_loop"
 for v in spec out rc secs tool cmdline net log w rest q part noglob \
-        presence strip s off wroot; do
+        presence strip s off wroot netkey why; do
     eval "[ -z \"\${$v+set}\" ] || echo \"LEAKED $v\""
 done
 """
@@ -180,16 +182,34 @@ def main():
          "block:/dev/sdq1", {"root": True, "net": True},
          "found"),
         ("off-rd", "root=/dev/sdq1 rd.waitdev=0 rootwait", "block:/dev/sdq1",
-         {"root": True}, "off:rd.waitdev=0"),
+         {"root": True}, "not:off by rd.waitdev=0 on the command line"),
         ("off-last-wins", "rd.waitdev=0 root=/dev/sdq1 waitdev=n",
-         "block:/dev/sdq1", {"root": True}, "off:waitdev=n"),
+         "block:/dev/sdq1", {"root": True},
+         "not:off by waitdev=n on the command line"),
         ("on-last-wins", "waitdev=0 root=/dev/sdq1 rd.waitdev=1",
          "block:/dev/sdq1", {"root": True}, "found"),
         ("off-after-dashdash", "root=/dev/sdq1 -- waitdev=0",
          "block:/dev/sdq1", {"root": True}, "found"),
         ("empty-waitdev-root", "root=/dev/sdq1 waitdev.root= rootwait",
          "block:/dev/sdq1", {"root": True},
-         "off:an empty waitdev.root="),
+         "not:off by an empty waitdev.root= on the command line"),
+        # a block root that comes over the network: the network jobs
+        # must run, and this job would hold them up
+        ("netroot-iscsi", "root=UUID=1234-abcd netroot=iscsi:192.0.2.1::::"
+         "iqn.2009-01.org.example:disk ip=dhcp", "block:/dev/sdq1",
+         {"root": True}, "not:netroot= needs dracut's network jobs first"),
+        ("rd-iscsi", "root=/dev/sdq1 rd.iscsi.initiator=iqn.x rd.iscsi.firmware",
+         "block:/dev/sdq1", {"root": True},
+         "not:rd.iscsi.initiator= needs dracut's network jobs first"),
+        ("fcoe", "root=/dev/sdq1 fcoe=eth0:nodcb", "block:/dev/sdq1",
+         {"root": True}, "not:fcoe= needs dracut's network jobs first"),
+        ("nvmf", "root=/dev/sdq1 rd.nvmf.discover=tcp,192.0.2.1",
+         "block:/dev/sdq1", {"root": True},
+         "not:rd.nvmf.discover= needs dracut's network jobs first"),
+        ("neednet", "root=/dev/sdq1 rd.neednet=1 ip=dhcp", "block:/dev/sdq1",
+         {"root": True}, "not:rd.neednet= needs dracut's network jobs first"),
+        ("neednet-0", "root=/dev/sdq1 rd.neednet=0", "block:/dev/sdq1",
+         {"root": True}, "found"),
     ]
     sh = shells()
     if not sh:
@@ -219,10 +239,10 @@ def main():
             check(cname, " -- " not in " %s " % text.replace('"a -- b"', ""),
                   "the command line given to waitdev stops before the "
                   "kernel's \"--\" (%r)" % text, out)
-            if want.startswith("off:"):
-                check(cname, "info: waitdev: off by %s on the command line"
-                      "; dracut waits the stock way" % want[4:] in out,
-                      "the job says what turned it off", out)
+            if want.startswith("not:"):
+                check(cname, "info: waitdev: %s; dracut waits the stock way"
+                      % want[4:] in out, "the job says why it does not wait",
+                      out)
                 check(cname, not args, "waitdev did not run (%s)" % args,
                       out)
                 check(cname, "RESULT root=block:/dev/sdq1 main_loop=0" in out,

@@ -74,13 +74,16 @@ waitdev_net_presence() {
     [ -z "$strip" ] || printf '%s' "$presence"
 }
 
-# What on the kernel's part $1 turns this job off, or nothing: the last
-# waitdev= or rd.waitdev= being 0 (n, N: as waitdev reads the switch), or
-# a last waitdev.root= that is empty, which the waitdev.root= this job
-# appends would otherwise override.
-waitdev_off_by() {
+# Why this job must not wait, from the kernel's part $1, or nothing:
+# "off by ..." when the last waitdev= or rd.waitdev= is 0 (n, N: as
+# waitdev reads the switch), or the last waitdev.root= is empty (the
+# waitdev.root= this job appends would override it); "KEY needs ..."
+# when the disk comes over the network (an iSCSI, FCoE, NVMe-oF or NBD
+# disk can be a block root= too): its jobs (ifup, the logins) run in
+# the main loop this job would hold up, for RDRETRY/3 s at worst.
+waitdev_not_here() {
     # shellcheck disable=SC3043
-    local w off="" wroot=unset noglob=""
+    local w off="" wroot=unset netkey="" noglob=""
     case $- in *f*) noglob=1 ;; esac
     set -f
     for w in $1; do
@@ -88,13 +91,18 @@ waitdev_off_by() {
             waitdev=[0nN] | rd.waitdev=[0nN]) off=$w ;;
             waitdev | rd.waitdev | waitdev=[1yY] | rd.waitdev=[1yY]) off="" ;;
             waitdev.root=*) wroot=${w#waitdev.root=} ;;
+            netroot=* | rd.iscsi.* | iscsi_* | fcoe=* | rd.nvmf.* | nbdroot=* | \
+                rd.neednet | rd.neednet=1)
+                [ -n "$netkey" ] || netkey=${w%%=*} ;;
         esac
     done
     [ -n "$noglob" ] || set +f
     if [ -n "$off" ]; then
-        printf '%s' "$off"
+        printf 'off by %s on the command line' "$off"
     elif [ -z "$wroot" ] || [ "$wroot" = '""' ]; then
-        printf 'an empty waitdev.root='
+        printf 'off by an empty waitdev.root= on the command line'
+    elif [ -n "$netkey" ]; then
+        printf "%s= needs dracut's network jobs first" "$netkey"
     fi
 }
 
@@ -102,7 +110,7 @@ waitdev_root() {
     # local, as dracut's own scripts use it (dash, bash and busybox have
     # it): this runs in init's shell and must not leave names behind
     # shellcheck disable=SC3043
-    local spec out rc secs tool cmdline net off log=/run/initramfs/waitdev.log
+    local spec out rc secs tool cmdline net why log=/run/initramfs/waitdev.log
 
     # Only a block root (parse-block.sh made it "block:DEV"); nfs:,
     # live:, iscsi: and the like are other modules' business.
@@ -114,9 +122,9 @@ waitdev_root() {
         warn "waitdev: not in this initramfs; dracut waits the stock way"
         return 0
     fi
-    off=$(waitdev_off_by "$(waitdev_kernel_part "$(getcmdline)")")
-    if [ -n "$off" ]; then
-        info "waitdev: off by $off on the command line; dracut waits the stock way"
+    why=$(waitdev_not_here "$(waitdev_kernel_part "$(getcmdline)")")
+    if [ -n "$why" ]; then
+        info "waitdev: $why; dracut waits the stock way"
         return 0
     fi
     # lvm, cryptsetup, mdadm, multipath and dmraid assemble roots from
