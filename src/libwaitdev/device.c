@@ -4,21 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devclass.h"
 #include "device.h"
-
-const char *dev_kind_name(enum dev_kind kind)
-{
-	switch (kind) {
-	case DEV_BLOCK:
-		return "block";
-	case DEV_TTY:
-		return "tty";
-	case DEV_NET:
-		return "net";
-	default:
-		return "other";
-	}
-}
 
 void device_clear(struct device *dev)
 {
@@ -75,7 +62,7 @@ int device_node(const struct device *dev, char *buf, unsigned size)
 
 	if (!dev->name)
 		return -ENOENT;
-	if (dev->kind == DEV_NET)
+	if (dev_class(dev->kind) && dev_class(dev->kind)->by_interface)
 		n = snprintf(buf, size, "%s", dev->name);
 	else
 		n = snprintf(buf, size, "/dev/%s", dev->name);

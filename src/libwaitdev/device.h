@@ -19,6 +19,7 @@ enum dev_kind {
 	DEV_BLOCK,
 	DEV_TTY,
 	DEV_NET,
+	DEV_KIND_COUNT, /* a new class: a value above, a row in devclass.c */
 };
 
 #define DEV_MAC_MAX 32 /* MAX_ADDR_LEN */
@@ -64,7 +65,10 @@ struct device {
 	unsigned int generation;
 };
 
+/* Its subsystem's name ("block", "tty", "net"), "other" (devclass.c). */
 const char *dev_kind_name(enum dev_kind kind);
+/* "up", "down", ... for an IF_OPER_* value, as sysfs writes it (class_net.c). */
+const char *dev_operstate_name(unsigned int operstate);
 /* Frees the strings of @dev (not @dev itself) and zeroes it. */
 void device_clear(struct device *dev);
 /* Replaces the name (an interface renamed); 0 or -ENOMEM. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devclass.h"
 #include "devtab.h"
 #include "util.h"
 
@@ -29,17 +30,6 @@ void devtab_free(struct devtab *tab)
 	}
 	free(tab->devs);
 	free(tab);
-}
-
-enum dev_kind devtab_kind_of(const char *subsystem)
-{
-	if (streq(subsystem, "block"))
-		return DEV_BLOCK;
-	if (streq(subsystem, "tty"))
-		return DEV_TTY;
-	if (streq(subsystem, "net"))
-		return DEV_NET;
-	return DEV_OTHER;
 }
 
 struct device *devtab_find(const struct devtab *tab, const char *devpath)
@@ -126,11 +116,12 @@ static int udev_properties(struct device *dev, const struct uevent *ev)
 
 struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsigned gen)
 {
-	enum dev_kind kind = devtab_kind_of(ev->subsystem);
+	const struct dev_class *c = dev_class_of(ev->subsystem);
+	enum dev_kind kind = c ? c->kind : DEV_OTHER;
 	struct device *dev = NULL;
 	const char *name;
 
-	if (kind == DEV_OTHER) {
+	if (!c) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -146,11 +137,11 @@ struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsign
 	if (!dev)
 		goto nomem;
 
-	name = kind == DEV_NET ? ev->interface : ev->devname;
+	name = c->by_interface ? ev->interface : ev->devname;
 	/* a "change" may omit what "add" said: keep what we know */
 	if (name && set_string(&dev->name, name) < 0)
 		goto nomem;
-	if (!dev->name && kind == DEV_NET) {
+	if (!dev->name && c->by_interface) {
 		/* net devices always carry INTERFACE; fall back to the
 		 * last DEVPATH component just in case */
 		const char *slash = strrchr(ev->devpath, '/');

@@ -18,9 +18,6 @@ struct devtab;
 int devtab_new(struct devtab **out);
 void devtab_free(struct devtab *tab);
 
-/* The kind a SUBSYSTEM value stands for; DEV_OTHER is not tracked. */
-enum dev_kind devtab_kind_of(const char *subsystem);
-
 /*
  * Creates or updates the record named by @ev's DEVPATH (for "move", the
  * record at DEVPATH_OLD is renamed). Returns the record, NULL with errno

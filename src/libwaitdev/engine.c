@@ -13,6 +13,7 @@
 #include "cmdline.h"
 #include "coldplug.h"
 #include "deadline.h"
+#include "devclass.h"
 #include "engine.h"
 #include "log.h"
 #include "out.h"
@@ -26,8 +27,8 @@ struct engine {
 	struct engine_options opts;
 	struct target targets[ENGINE_TARGETS_MAX];
 	unsigned int n_targets;
-	bool want[DEV_NET + 1]; /* kinds some target waits for */
-	bool want_link;		/* a net target asks for :up/:carrier */
+	bool want[DEV_KIND_COUNT]; /* kinds some target waits for */
+	bool want_link;		   /* a net target asks for :up/:carrier */
 	bool want_probe;
 	bool use_udev;
 
@@ -515,7 +516,7 @@ static int engine_on_probe(struct engine *e)
 
 static int engine_apply(struct engine *e, const struct uevent *ev)
 {
-	enum dev_kind kind = devtab_kind_of(ev->subsystem);
+	enum dev_kind kind = dev_kind_of(ev->subsystem);
 	struct device *dev;
 	int r;
 
@@ -603,7 +604,7 @@ static int engine_scan(struct engine *e, bool sweep)
 
 	e->generation++;
 	e->rescanning = sweep;
-	for (kind = DEV_BLOCK; kind <= DEV_NET && r >= 0; kind++)
+	for (kind = 0; kind < DEV_KIND_COUNT && r >= 0; kind++)
 		if (e->want[kind])
 			r = source_scan(e->source, kind, scan_cb, e);
 	for (i = devtab_count(e->devtab); r >= 0 && sweep && i-- > 0;) {

@@ -243,16 +243,6 @@ static void seen_block(const struct device *d)
 		d->partname ? " \"" : "", partname, d->partname ? "\"" : "", fs);
 }
 
-static const char *operstate_name(unsigned s)
-{
-	static const char *const names[] = {
-		"unknown", "notpresent", "down", "lowerlayerdown",
-		"testing", "dormant",	 "up",
-	};
-
-	return s < ARRAY_SIZE(names) ? names[s] : "unknown";
-}
-
 static void seen_net(const struct device *d)
 {
 	char mac[3 * DEV_MAC_MAX + 1], name[REPORT_NAME_WIDTH];
@@ -262,7 +252,7 @@ static void seen_net(const struct device *d)
 		d->name ? shown(d->name, name) : "?", mac[0] ? mac : "no address",
 		d->flags & IFF_UP ? "up" : "down",
 		d->flags & IFF_RUNNING ? "carrier" : "no carrier",
-		operstate_name(d->operstate));
+		dev_operstate_name(d->operstate));
 }
 
 /* Virtual terminals tty0..tty63 are many and never a typo target. */
@@ -397,7 +387,7 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t, 
 
 void report_diagnosis(const struct engine *e)
 {
-	bool listed[DEV_NET + 1] = { false };
+	bool listed[DEV_KIND_COUNT] = { false };
 	char why[4 * REPORT_NAME_WIDTH];
 	unsigned i;
 

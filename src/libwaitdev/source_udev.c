@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devclass.h"
 #include "log.h"
 #include "source_impl.h"
 #include "spec.h"
@@ -25,8 +26,6 @@ struct udev_source {
 	char label[SPEC_VALUE_MAX];
 	char devname[256];
 };
-
-static const char *const subsystems[] = { "block", "tty", "net" };
 
 bool source_udev_available(void)
 {
@@ -105,28 +104,10 @@ static int to_uevent(struct udev_source *us, struct udev_device *d,
 	return 0;
 }
 
-static enum uevent_action action_of(const char *name)
-{
-	static const struct {
-		const char *name;
-		enum uevent_action action;
-	} map[] = {
-		{ "add", UEVENT_ADD },	     { "remove", UEVENT_REMOVE },
-		{ "change", UEVENT_CHANGE }, { "move", UEVENT_MOVE },
-		{ "online", UEVENT_ONLINE }, { "offline", UEVENT_OFFLINE },
-		{ "bind", UEVENT_BIND },     { "unbind", UEVENT_UNBIND },
-	};
-	unsigned i;
-
-	for (i = 0; name && i < ARRAY_SIZE(map); i++)
-		if (streq(name, map[i].name))
-			return map[i].action;
-	return UEVENT_UNKNOWN;
-}
-
 static int udev_recv_one(struct source *src, struct uevent *ev)
 {
 	struct udev_source *us = src->priv;
+	enum uevent_action action;
 	struct udev_device *d;
 
 	if (us->current) {
@@ -139,8 +120,8 @@ static int udev_recv_one(struct source *src, struct uevent *ev)
 		return errno ? -errno : -EAGAIN;
 	src->stats.received++;
 	us->current = d;
-	if (to_uevent(us, d, action_of(udev_device_get_action(d)), ev) < 0 ||
-	    ev->action == UEVENT_UNKNOWN) {
+	action = uevent_action_from_name(udev_device_get_action(d));
+	if (to_uevent(us, d, action, ev) < 0 || ev->action == UEVENT_UNKNOWN) {
 		src->stats.malformed++;
 		return 0;
 	}
@@ -152,16 +133,17 @@ static int udev_scan(struct source *src, enum dev_kind kind, sysfs_scan_fn fn, v
 {
 	struct udev_source *us = src->priv;
 	struct udev_list_entry *entry;
+	const struct dev_class *c = dev_class(kind);
 	struct udev_enumerate *en;
 	int r = 0;
 
-	if (kind < DEV_BLOCK || kind > DEV_NET)
+	if (!c)
 		return -EINVAL;
 	en = udev_enumerate_new(us->udev);
 	if (!en)
 		return -ENOMEM;
 	/* not yet processed by udevd: its event is still to come to us */
-	r = udev_enumerate_add_match_subsystem(en, subsystems[kind - DEV_BLOCK]);
+	r = udev_enumerate_add_match_subsystem(en, c->subsystem);
 	if (r >= 0)
 		r = udev_enumerate_add_match_is_initialized(en);
 	if (r >= 0)
@@ -223,9 +205,11 @@ int source_open_udev(struct source **out, int rcvbuf)
 		us->monitor = udev_monitor_new_from_netlink(us->udev, "udev");
 	if (!us->monitor)
 		goto fail;
-	for (i = 0; i < ARRAY_SIZE(subsystems); i++) {
-		r = udev_monitor_filter_add_match_subsystem_devtype(us->monitor,
-								    subsystems[i], NULL);
+	for (i = 0; i < DEV_KIND_COUNT; i++) {
+		if (!dev_class(i))
+			continue;
+		r = udev_monitor_filter_add_match_subsystem_devtype(
+			us->monitor, dev_class(i)->subsystem, NULL);
 		if (r < 0)
 			goto fail;
 	}

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +9,12 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "devclass.h"
 #include "sysfs.h"
 #include "util.h"
 
 /* DEVPATHs come from 2048-byte uevents: this always fits one */
 #define SYSFS_PATH_MAX (UEVENT_BUFFER_SIZE + 64)
-/* DM_NAME_LEN of linux/dm-ioctl.h, its NUL included */
-#define DM_NAME_MAX 128
 
 struct sysfs {
 	int fd;
@@ -148,16 +146,16 @@ static int scan_one(struct sysfs *s, int classfd, const char *classdir,
 
 int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 {
-	/* the class directory is named after the subsystem */
-	const char *subsystem = dev_kind_name(kind);
-	char classdir[32];
+	const struct dev_class *c = dev_class(kind);
+	char classdir[64];
 	struct dirent *de;
 	DIR *dir;
 	int fd, r = 0;
 
-	if (kind < DEV_BLOCK || kind > DEV_NET)
+	if (!c)
 		return -EINVAL;
-	snprintf(classdir, sizeof(classdir), "/class/%s", subsystem);
+	/* the class directory is named after the subsystem */
+	snprintf(classdir, sizeof(classdir), "/class/%s", c->subsystem);
 	fd = openat(s->fd, classdir + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -169,7 +167,7 @@ int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		r = scan_one(s, dirfd(dir), classdir, subsystem, de->d_name, fn, ctx);
+		r = scan_one(s, dirfd(dir), classdir, c->subsystem, de->d_name, fn, ctx);
 		if (r != 0)
 			break;
 	}
@@ -177,8 +175,8 @@ int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 	return r;
 }
 
-static int read_attr(struct sysfs *s, const struct device *dev, const char *attr,
-		     char *buf, size_t size)
+int sysfs_read_attr(struct sysfs *s, const struct device *dev, const char *attr,
+		    char *buf, size_t size)
 {
 	char path[SYSFS_PATH_MAX + 32];
 	ssize_t n;
@@ -194,101 +192,11 @@ static int read_attr(struct sysfs *s, const struct device *dev, const char *attr
 	return 0;
 }
 
-static unsigned operstate_from_name(const char *s)
+int sysfs_attr_exists(struct sysfs *s, const struct device *dev, const char *attr)
 {
-	static const char *const names[] = {
-		"unknown", "notpresent", "down", "lowerlayerdown",
-		"testing", "dormant",	 "up",
-	};
-	unsigned i;
+	char path[SYSFS_PATH_MAX + 32];
 
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (streq(s, names[i]))
-			return i; /* same order as IF_OPER_* */
-	return IF_OPER_UNKNOWN;
-}
-
-static void parse_mac_attr(struct device *dev, const char *s)
-{
-	unsigned n = 0;
-
-	while (*s && n < DEV_MAC_MAX) {
-		unsigned v;
-		char *end;
-
-		v = (unsigned)strtoul(s, &end, 16);
-		if (end == s || v > 0xff)
-			break;
-		dev->mac[n++] = (unsigned char)v;
-		s = *end == ':' ? end + 1 : end;
-		if (end[0] != ':')
-			break;
-	}
-	dev->mac_len = n;
-}
-
-static int read_net_attrs(struct sysfs *s, struct device *dev)
-{
-	char buf[128];
-	int r;
-
-	r = read_attr(s, dev, "flags", buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	dev->flags = (unsigned)strtoul(buf, NULL, 16);
-	if (read_attr(s, dev, "address", buf, sizeof(buf)) == 0)
-		parse_mac_attr(dev, buf);
-	dev->operstate = IF_OPER_UNKNOWN;
-	if (read_attr(s, dev, "operstate", buf, sizeof(buf)) == 0)
-		dev->operstate = operstate_from_name(buf);
-	/*
-	 * sysfs "flags" is dev->flags, without the IFF_RUNNING that
-	 * dev_get_flags() adds for rtnetlink: derive it the same way.
-	 */
-	dev->flags &= ~(unsigned)(IFF_RUNNING | IFF_LOWER_UP);
-	if (dev->flags & IFF_UP) {
-		bool carrier = read_attr(s, dev, "carrier", buf, sizeof(buf)) == 0 &&
-			       streq(buf, "1");
-
-		if (carrier)
-			dev->flags |= IFF_LOWER_UP;
-		if (dev->operstate == IF_OPER_UP ||
-		    (dev->operstate == IF_OPER_UNKNOWN && carrier))
-			dev->flags |= IFF_RUNNING;
-	}
-	return 0;
-}
-
-/*
- * /dev/mapper/NAME and LVM's /dev/VG/LV are links udev or lvm make; the
- * kernel's uevent says only dm-N. Its name is in sysfs from the moment
- * the device exists (the table, and so the size, come later).
- */
-static int read_dm_name(struct sysfs *s, struct device *dev)
-{
-	char name[DM_NAME_MAX + 2]; /* and a newline */
-	char *copy;
-
-	if (!dev->name || strncmp(dev->name, "dm-", 3) != 0)
-		return 0;
-	if (read_attr(s, dev, "dm/name", name, sizeof(name)) < 0 || !*name)
-		return 0; /* not (yet) known: matched by dm-N alone */
-	if (dev->dm_name && streq(dev->dm_name, name))
-		return 0;
-	copy = strdup(name);
-	if (!copy)
-		return -ENOMEM;
-	free(dev->dm_name);
-	dev->dm_name = copy;
-	return 0;
-}
-
-/* A tty has no attribute we need: only whether it is (still) there. */
-static int tty_present(struct sysfs *s, const struct device *dev)
-{
-	char path[SYSFS_PATH_MAX + 16];
-
-	if (snprintf(path, sizeof(path), "%s/uevent", dev->devpath + 1) >=
+	if (snprintf(path, sizeof(path), "%s/%s", dev->devpath + 1, attr) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
 	return faccessat(s->fd, path, F_OK, 0) < 0 ? -errno : 0;
@@ -296,24 +204,7 @@ static int tty_present(struct sysfs *s, const struct device *dev)
 
 int sysfs_read_attrs(struct sysfs *s, struct device *dev)
 {
-	char buf[64];
-	uint64_t size;
-	int r;
+	const struct dev_class *c = dev_class(dev->kind);
 
-	switch (dev->kind) {
-	case DEV_BLOCK:
-		r = read_attr(s, dev, "size", buf, sizeof(buf));
-		if (r < 0)
-			return r;
-		if (parse_u64(buf, &size) < 0)
-			return -EINVAL;
-		dev->size = size;
-		return read_dm_name(s, dev);
-	case DEV_NET:
-		return read_net_attrs(s, dev);
-	case DEV_TTY:
-		return tty_present(s, dev);
-	default:
-		return 0;
-	}
+	return c ? c->read_attrs(s, dev) : 0;
 }

@@ -10,6 +10,8 @@
 #ifndef WAITDEV_SYSFS_H
 #define WAITDEV_SYSFS_H
 
+#include <stddef.h>
+
 #include "device.h"
 #include "uevent.h"
 
@@ -39,10 +41,18 @@ int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn, void *
 
 /*
  * Refreshes @dev's size (block) or address, flags and operstate (net)
- * from sysfs; for a tty, checks that its directory is there. Returns 0 or
- * -errno (-ENOENT when the device is gone; an interface being deleted
- * answers -EINVAL or -ENODEV).
+ * from sysfs; for a tty, checks that its directory is there: the class's
+ * read_attrs (devclass.h). Returns 0 or -errno (-ENOENT when the device
+ * is gone; an interface being deleted answers -EINVAL or -ENODEV).
  */
 int sysfs_read_attrs(struct sysfs *sysfs, struct device *dev);
+
+/*
+ * For the classes' readers: the attribute @attr of @dev into @buf,
+ * trailing blanks and newlines cut; whether @attr exists. 0 or -errno.
+ */
+int sysfs_read_attr(struct sysfs *sysfs, const struct device *dev, const char *attr,
+		    char *buf, size_t size);
+int sysfs_attr_exists(struct sysfs *sysfs, const struct device *dev, const char *attr);
 
 #endif

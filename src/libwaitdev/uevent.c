@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "devclass.h"
 #include "uevent.h"
 #include "util.h"
 
@@ -18,11 +19,11 @@ const char *uevent_action_name(enum uevent_action action)
 	return action_names[action];
 }
 
-static enum uevent_action action_from_name(const char *s)
+enum uevent_action uevent_action_from_name(const char *s)
 {
 	unsigned i;
 
-	for (i = UEVENT_ADD; i < ARRAY_SIZE(action_names); i++)
+	for (i = UEVENT_ADD; s && i < ARRAY_SIZE(action_names); i++)
 		if (streq(s, action_names[i]))
 			return (enum uevent_action)i;
 	return UEVENT_UNKNOWN;
@@ -92,7 +93,7 @@ static int set_field(struct uevent *ev, unsigned *seen, const char *key, const c
 	}
 	/* like the strings above, a numeric key given twice is malformed */
 	if (streq(key, "ACTION")) {
-		enum uevent_action a = action_from_name(val);
+		enum uevent_action a = uevent_action_from_name(val);
 
 		if (a == UEVENT_UNKNOWN || !first_time(seen, SEEN_ACTION))
 			return -EBADMSG;
@@ -166,7 +167,7 @@ static int check_fields(struct uevent *ev)
 	ev->has_devt = ev->has_devt == 3;
 	/* INTERFACE names a network interface only for "net"; a USB
 	 * interface's is its class triple ("8/6/80"), not ours to check */
-	if (ev->interface && streq(ev->subsystem, "net") &&
+	if (ev->interface && dev_kind_of(ev->subsystem) == DEV_NET &&
 	    (!*ev->interface || strchr(ev->interface, '/')))
 		return -EBADMSG;
 	return 0;
@@ -210,7 +211,7 @@ int uevent_parse(char *buf, size_t len, struct uevent *ev)
 	if (!at)
 		return -EBADMSG;
 	*at = '\0';
-	header_action = action_from_name(buf);
+	header_action = uevent_action_from_name(buf);
 	header_path = at + 1;
 	if (header_action == UEVENT_UNKNOWN)
 		return -EBADMSG;

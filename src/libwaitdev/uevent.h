@@ -77,6 +77,8 @@ int uevent_parse_file(char *buf, size_t len, const char *devpath, const char *su
 		      struct uevent *ev);
 
 const char *uevent_action_name(enum uevent_action action);
+/* The action named @name (NULL: none), UEVENT_UNKNOWN for another. */
+enum uevent_action uevent_action_from_name(const char *name);
 
 /*
  * Sets @ev's device number from the strings of MAJOR and MINOR (NULL when
