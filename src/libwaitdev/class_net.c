@@ -27,7 +27,7 @@ static unsigned operstate_from_name(const char *s)
 	return IF_OPER_UNKNOWN;
 }
 
-static void parse_mac_attr(struct device *dev, const char *s)
+static void parse_mac_attr(struct dev_attrs *a, const char *s)
 {
 	unsigned n = 0;
 
@@ -38,15 +38,16 @@ static void parse_mac_attr(struct device *dev, const char *s)
 		v = (unsigned)strtoul(s, &end, 16);
 		if (end == s || v > 0xff)
 			break;
-		dev->mac[n++] = (unsigned char)v;
+		a->mac[n++] = (unsigned char)v;
 		s = *end == ':' ? end + 1 : end;
 		if (end[0] != ':')
 			break;
 	}
-	dev->mac_len = n;
+	a->mac_len = n;
+	a->has_mac = true;
 }
 
-static int net_read_attrs(struct sysfs *s, struct device *dev)
+static int net_read_attrs(struct sysfs *s, const struct device *dev, struct dev_attrs *a)
 {
 	char buf[128];
 	int r;
@@ -54,28 +55,29 @@ static int net_read_attrs(struct sysfs *s, struct device *dev)
 	r = sysfs_read_attr(s, dev, "flags", buf, sizeof(buf));
 	if (r < 0)
 		return r;
-	dev->flags = (unsigned)strtoul(buf, NULL, 16);
+	a->has_link = true;
+	a->flags = (unsigned)strtoul(buf, NULL, 16);
 	if (sysfs_read_attr(s, dev, "address", buf, sizeof(buf)) == 0)
-		parse_mac_attr(dev, buf);
-	dev->operstate = IF_OPER_UNKNOWN;
+		parse_mac_attr(a, buf);
+	a->operstate = IF_OPER_UNKNOWN;
 	if (sysfs_read_attr(s, dev, "operstate", buf, sizeof(buf)) == 0)
-		dev->operstate = operstate_from_name(buf);
+		a->operstate = operstate_from_name(buf);
 	/*
 	 * sysfs "flags" is dev->flags, without the IFF_RUNNING that
 	 * dev_get_flags() adds for rtnetlink: derive it the same way.
 	 */
-	dev->flags &= ~(unsigned)(IFF_RUNNING | IFF_LOWER_UP);
-	if (dev->flags & IFF_UP) {
+	a->flags &= ~(unsigned)(IFF_RUNNING | IFF_LOWER_UP);
+	if (a->flags & IFF_UP) {
 		bool carrier;
 
 		r = sysfs_read_attr(s, dev, "carrier", buf, sizeof(buf));
 		carrier = r == 0 && streq(buf, "1");
 
 		if (carrier)
-			dev->flags |= IFF_LOWER_UP;
-		if (dev->operstate == IF_OPER_UP ||
-		    (dev->operstate == IF_OPER_UNKNOWN && carrier))
-			dev->flags |= IFF_RUNNING;
+			a->flags |= IFF_LOWER_UP;
+		if (a->operstate == IF_OPER_UP ||
+		    (a->operstate == IF_OPER_UNKNOWN && carrier))
+			a->flags |= IFF_RUNNING;
 	}
 	return 0;
 }

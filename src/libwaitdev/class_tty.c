@@ -4,8 +4,9 @@
 #include "sysfs.h"
 
 /* A tty has no attribute we need: only whether it is (still) there. */
-static int tty_read_attrs(struct sysfs *s, struct device *dev)
+static int tty_read_attrs(struct sysfs *s, const struct device *dev, struct dev_attrs *a)
 {
+	(void)a;
 	return sysfs_attr_exists(s, dev, "uevent");
 }
 

@@ -25,9 +25,11 @@ struct dev_class {
 	bool by_interface;
 	/*
 	 * Reads what its uevents do not carry (a block device's size, an
-	 * interface's state). 0 or -errno: -ENOENT when the device is gone.
+	 * interface's state) into @attrs, zeroed. 0 or -errno: -ENOENT when
+	 * the device is gone.
 	 */
-	int (*read_attrs)(struct sysfs *sysfs, struct device *dev);
+	int (*read_attrs)(struct sysfs *sysfs, const struct device *dev,
+			  struct dev_attrs *attrs);
 };
 
 extern const struct dev_class dev_class_block, dev_class_tty, dev_class_net;

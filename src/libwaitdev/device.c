@@ -21,31 +21,6 @@ void device_clear(struct device *dev)
 	memset(dev, 0, sizeof(*dev));
 }
 
-int device_set_name(struct device *dev, const char *name)
-{
-	char *copy = strdup(name);
-
-	if (!copy)
-		return -ENOMEM;
-	free(dev->name);
-	dev->name = copy;
-	return 0;
-}
-
-void device_forget_probe(struct device *dev)
-{
-	char **fields[] = { &dev->fs_type, &dev->fs_uuid, &dev->fs_label,
-			    &dev->part_uuid };
-	unsigned i;
-
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		free(*fields[i]);
-		*fields[i] = NULL;
-	}
-	dev->fs_ambivalent = false;
-	dev->probed = false;
-}
-
 void device_format_mac(const struct device *dev, char *buf, unsigned size)
 {
 	unsigned i, o = 0;

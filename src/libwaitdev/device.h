@@ -65,16 +65,31 @@ struct device {
 	unsigned int generation;
 };
 
+/* DM_NAME_LEN of linux/dm-ioctl.h, its NUL included */
+#define DEV_DM_NAME_MAX 128
+
+/*
+ * What sysfs says about a device that its uevents do not carry, as a
+ * class's reader (devclass.h) finds it; applied to the record by
+ * devtab_apply(). A value not read is left out (has_*, "" for a name).
+ */
+struct dev_attrs {
+	bool has_size; /* block */
+	uint64_t size;
+	char dm_name[DEV_DM_NAME_MAX + 2]; /* and a newline */
+	bool has_link;			   /* net: flags and operstate */
+	unsigned int flags, operstate;
+	bool has_mac;
+	unsigned char mac[DEV_MAC_MAX];
+	unsigned int mac_len;
+};
+
 /* Its subsystem's name ("block", "tty", "net"), "other" (devclass.c). */
 const char *dev_kind_name(enum dev_kind kind);
 /* "up", "down", ... for an IF_OPER_* value, as sysfs writes it (class_net.c). */
 const char *dev_operstate_name(unsigned int operstate);
 /* Frees the strings of @dev (not @dev itself) and zeroes it. */
 void device_clear(struct device *dev);
-/* Replaces the name (an interface renamed); 0 or -ENOMEM. */
-int device_set_name(struct device *dev, const char *name);
-/* Clears what a probe found (fs_* and part_uuid), and probed. */
-void device_forget_probe(struct device *dev);
 /* "ab:cd:..." into @buf (>= 3 * DEV_MAC_MAX bytes). */
 void device_format_mac(const struct device *dev, char *buf, unsigned size);
 /* "/dev/NAME" for block and tty, the interface name for net. */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "devclass.h"
 #include "devtab.h"
@@ -172,6 +173,118 @@ struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsign
 	return dev;
 nomem:
 	errno = ENOMEM;
+	return NULL;
+}
+
+/* Clears what a probe found (fs_* and part_uuid), and probed. */
+static void forget_probe(struct device *dev)
+{
+	char **fields[] = { &dev->fs_type, &dev->fs_uuid, &dev->fs_label,
+			    &dev->part_uuid };
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		free(*fields[i]);
+		*fields[i] = NULL;
+	}
+	dev->fs_ambivalent = false;
+	dev->probed = false;
+}
+
+/* A probe's values: "" is nothing found. */
+static int set_value(char **slot, const char *val)
+{
+	return set_string(slot, *val ? val : NULL);
+}
+
+static int apply_probe(struct device *dev, const struct probe_msg *msg)
+{
+	dev->probe_id = 0;
+	dev->probe_stale = false;
+	if (!msg)
+		return 0; /* superseded: the next read decides */
+	forget_probe(dev);
+	if (msg->err < 0)
+		return 0; /* unreadable: we know nothing */
+	dev->fs_ambivalent = msg->ambivalent;
+	if (set_value(&dev->fs_type, msg->fs_type) < 0 ||
+	    set_value(&dev->fs_uuid, msg->fs_uuid) < 0 ||
+	    set_value(&dev->fs_label, msg->fs_label) < 0 ||
+	    set_value(&dev->part_uuid, msg->part_uuid) < 0) {
+		forget_probe(dev);
+		return -ENOMEM;
+	}
+	dev->probed = true;
+	return 0;
+}
+
+static int apply_attrs(struct device *dev, const struct dev_attrs *a)
+{
+	if (a->has_size)
+		dev->size = a->size;
+	if (a->has_link) {
+		dev->flags = a->flags;
+		dev->operstate = a->operstate;
+	}
+	if (a->has_mac) {
+		memcpy(dev->mac, a->mac, a->mac_len);
+		dev->mac_len = a->mac_len;
+	}
+	if (a->dm_name[0])
+		return set_string(&dev->dm_name, a->dm_name);
+	return 0;
+}
+
+static int apply_link(struct device *dev, const struct rtnl_link *link)
+{
+	dev->flags = link->flags;
+	dev->operstate = link->operstate;
+	if (link->mac && link->mac_len <= DEV_MAC_MAX) {
+		memcpy(dev->mac, link->mac, link->mac_len);
+		dev->mac_len = link->mac_len;
+	}
+	/* renamed: the "move" uevent says so too, but maybe later */
+	if (link->ifname)
+		return set_string(&dev->name, link->ifname);
+	return 0;
+}
+
+int devtab_apply(struct devtab *tab, struct device *dev, const struct dev_update *u)
+{
+	(void)tab; /* the records are its own: nobody else writes them */
+	switch (u->kind) {
+	case DEV_UPDATE_SYSFS:
+		return apply_attrs(dev, u->attrs);
+	case DEV_UPDATE_LINK:
+		return apply_link(dev, u->link);
+	case DEV_UPDATE_PROBE_START:
+		dev->probe_id = u->probe_id;
+		dev->probe_stale = false;
+		dev->probe_rescan = u->rescan;
+		/* the medium it reads (a rescan compares) */
+		dev->probed_diskseq = dev->diskseq;
+		dev->probed_size = dev->size;
+		return 0;
+	case DEV_UPDATE_PROBE_STALE:
+		dev->probe_stale = true;
+		return 0;
+	case DEV_UPDATE_PROBE_END:
+		return apply_probe(dev, u->probe);
+	case DEV_UPDATE_PROBE_FORGET:
+		forget_probe(dev);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const struct device *devtab_find_part_uuid(const struct devtab *tab, const char *uuid)
+{
+	size_t i;
+
+	for (i = 0; i < tab->n; i++)
+		if (tab->devs[i]->kind == DEV_BLOCK && tab->devs[i]->part_uuid &&
+		    strcasecmp(tab->devs[i]->part_uuid, uuid) == 0)
+			return tab->devs[i];
 	return NULL;
 }
 

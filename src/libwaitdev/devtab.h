@@ -4,6 +4,12 @@
  * ttys and network interfaces, keyed by sysfs DEVPATH (and by ifindex for
  * rtnetlink updates). It is what a removal is checked against and what
  * the diagnosis lists when a wait fails.
+ *
+ * The table is the only writer of its records: whatever changed one (a
+ * uevent with udevd's properties or not, sysfs attributes, rtnetlink
+ * link state, a probe) is applied here, as a struct dev_update that says
+ * which it was, and the caller then re-decides its targets once.
+ * Everything else (the matchers, the diagnosis) reads the table const.
  */
 #ifndef WAITDEV_DEVTAB_H
 #define WAITDEV_DEVTAB_H
@@ -11,6 +17,8 @@
 #include <stddef.h>
 
 #include "device.h"
+#include "prober.h"
+#include "rtnl.h"
 #include "uevent.h"
 
 struct devtab;
@@ -18,15 +26,46 @@ struct devtab;
 int devtab_new(struct devtab **out);
 void devtab_free(struct devtab *tab);
 
+/* What changed a record. */
+enum dev_update_kind {
+	DEV_UPDATE_SYSFS,	 /* .attrs: what sysfs adds to the uevent */
+	DEV_UPDATE_LINK,	 /* .link: rtnetlink link state, a new name */
+	DEV_UPDATE_PROBE_START,	 /* .probe_id: a read of the medium began */
+	DEV_UPDATE_PROBE_STALE,	 /* an event came while it read */
+	DEV_UPDATE_PROBE_END,	 /* .probe: its result, NULL: superseded */
+	DEV_UPDATE_PROBE_FORGET, /* what a probe found is no longer known */
+};
+
+struct dev_update {
+	enum dev_update_kind kind;
+	union {
+		const struct dev_attrs *attrs;
+		const struct rtnl_link *link;
+		/* PROBE_END: err 0 sets the fs_* fields, an error clears them */
+		const struct probe_msg *probe;
+	};
+	uint32_t probe_id; /* PROBE_START */
+	bool rescan;	   /* PROBE_START: by a rescan after an overflow */
+};
+
 /*
  * Creates or updates the record named by @ev's DEVPATH (for "move", the
- * record at DEVPATH_OLD is renamed). Returns the record, NULL with errno
- * set for untracked subsystems (EINVAL) or no memory (ENOMEM). The
- * record's generation is set to @gen.
+ * record at DEVPATH_OLD is renamed) with what @ev says, udevd's
+ * properties included. Returns the record, NULL with errno set for
+ * untracked subsystems (EINVAL) or no memory (ENOMEM). The record's
+ * generation is set to @gen.
  */
 struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsigned gen);
+
+/*
+ * Applies @u to @dev, a record of @tab. 0, or -ENOMEM (a new name or a
+ * probe's values not stored; the rest of @u is applied).
+ */
+int devtab_apply(struct devtab *tab, struct device *dev, const struct dev_update *u);
 struct device *devtab_find(const struct devtab *tab, const char *devpath);
 struct device *devtab_find_ifindex(const struct devtab *tab, int ifindex);
+/* The first block device whose partition UUID is @uuid (any case). */
+const struct device *devtab_find_part_uuid(const struct devtab *tab, const char *uuid);
 void devtab_remove(struct devtab *tab, struct device *dev);
 
 size_t devtab_count(const struct devtab *tab);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -233,35 +232,15 @@ static void target_found(struct engine *e, struct target *t, const struct device
 			  t->spec.text);
 }
 
-/* PARTUUID=X/PARTNROFF=N: partition number + N on the disk of X. */
-static bool match_partnroff(const struct engine *e, const struct target *t,
-			    const struct device *dev)
-{
-	size_t i;
-
-	for (i = 0; i < devtab_count(e->devtab); i++) {
-		const struct device *anchor = devtab_at(e->devtab, i);
-
-		if (anchor->kind == DEV_BLOCK && anchor->part_uuid &&
-		    strcasecmp(anchor->part_uuid, t->spec.value) == 0)
-			return spec_match_sibling(&t->spec, anchor, dev);
-	}
-	return false;
-}
-
 static bool target_accepts(const struct engine *e, const struct target *t,
 			   const struct device *dev)
 {
-	bool match;
-
 	/* being read again: unknown until the result comes, except that
 	 * the target found on it keeps it until then */
 	if (dev->probe_id && !(t->state == TARGET_FOUND && t->dev == dev))
 		return false;
-	match = t->spec.has_partnroff ? match_partnroff(e, t, dev)
-				      : spec_match(&t->spec, dev);
-
-	return match && spec_device_ready(&t->spec, dev);
+	return spec_match_in(&t->spec, e->devtab, dev) &&
+	       spec_device_ready(&t->spec, dev);
 }
 
 /* The first record in the table a target accepts, other than @skip. */
@@ -393,19 +372,19 @@ static bool engine_same_medium(const struct device *dev, const struct uevent *ev
 
 static int engine_probe_start(struct engine *e, struct device *dev)
 {
+	struct dev_update u = { .kind = DEV_UPDATE_PROBE_FORGET };
 	char node[512];
 	uint32_t id;
 	int r;
 
 	if (dev->probe_id) {
 		/* one probe per device: the next starts when it ends */
-		dev->probe_stale = true;
-		return 0;
+		u.kind = DEV_UPDATE_PROBE_STALE;
+		return devtab_apply(e->devtab, dev, &u);
 	}
 	if (!engine_wants_probe(e, dev) || dev->size == 0 || !dev->name) {
 		/* not needed, or nothing to read (no medium) */
-		device_forget_probe(dev);
-		return 0;
+		return devtab_apply(e->devtab, dev, &u);
 	}
 	snprintf(node, sizeof(node), "%s/%s",
 		 e->opts.dev_root ? e->opts.dev_root : "/dev", dev->name);
@@ -421,16 +400,14 @@ static int engine_probe_start(struct engine *e, struct device *dev)
 	if (r < 0) {
 		/* we know nothing: readiness goes by size */
 		log_debug("%s: probe: %s", node, strerror(-r));
-		device_forget_probe(dev);
-		return 0;
+		return devtab_apply(e->devtab, dev, &u);
 	}
 	e->stats.probes++;
-	dev->probe_id = id;
-	dev->probe_stale = false;
-	dev->probe_rescan = e->rescanning;
-	/* the medium it reads (a rescan compares, engine_same_medium()) */
-	dev->probed_diskseq = dev->diskseq;
-	dev->probed_size = dev->size;
+	/* records the medium it reads too (engine_same_medium() compares) */
+	u.kind = DEV_UPDATE_PROBE_START;
+	u.probe_id = id;
+	u.rescan = e->rescanning;
+	devtab_apply(e->devtab, dev, &u);
 	/* what was found stays only for the target found on it */
 	log_debug("%s: probing (probe %u)", node, id);
 	return 0;
@@ -467,15 +444,19 @@ static struct device *engine_probing(const struct engine *e, uint32_t id)
 static int engine_probe_done(struct engine *e, const struct probe_msg *msg)
 {
 	struct device *dev = engine_probing(e, msg->id);
+	struct dev_update u = { .kind = DEV_UPDATE_PROBE_END, .probe = msg };
+	bool stale;
 	int r = 0;
 
 	if (!dev)
 		return 0; /* removed meanwhile */
-	dev->probe_id = 0;
-	if (dev->probe_stale) {
+	stale = dev->probe_stale;
+	if (stale || errno_is_resource(msg->err))
+		u.probe = NULL; /* not the medium's, or not read: nothing to keep */
+	r = devtab_apply(e->devtab, dev, &u);
+	if (stale) {
 		/* an event came while it read: read what is there now */
 		log_debug("%s: probe %u superseded", dev->name, msg->id);
-		dev->probe_stale = false;
 		r = engine_probe_start(e, dev);
 		if (r < 0)
 			return r;
@@ -484,8 +465,7 @@ static int engine_probe_done(struct engine *e, const struct probe_msg *msg)
 	} else if (msg->err < 0) {
 		/* unreadable: we know nothing, readiness goes by size */
 		log_debug("%s: probe: %s", dev->name, strerror(-msg->err));
-		device_forget_probe(dev);
-	} else if (probe_msg_apply(msg, dev) < 0) {
+	} else if (r < 0) {
 		return engine_fail(e, -ENOMEM, "cannot probe /dev/%s", dev->name);
 	} else {
 		log_debug("%s: type %s uuid %s label %s partuuid %s", dev->name,
@@ -517,6 +497,8 @@ static int engine_on_probe(struct engine *e)
 static int engine_apply(struct engine *e, const struct uevent *ev)
 {
 	enum dev_kind kind = dev_kind_of(ev->subsystem);
+	struct dev_update u = { .kind = DEV_UPDATE_SYSFS };
+	struct dev_attrs attrs;
 	struct device *dev;
 	int r;
 
@@ -558,7 +540,10 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 		 */
 		r = -ENODEV;
 	} else {
-		r = sysfs_read_attrs(e->sysfs, dev);
+		r = sysfs_read_attrs(e->sysfs, dev, &attrs);
+		u.attrs = &attrs;
+		if (r == 0)
+			r = devtab_apply(e->devtab, dev, &u);
 		if (errno_is_resource(r))
 			return engine_fail(e, r, "cannot read sysfs for %s", ev->devpath);
 		if (r < 0 && kind != DEV_BLOCK) {
@@ -699,6 +684,7 @@ static void engine_expire(struct engine *e)
 
 static void link_cb(void *ctx, const struct rtnl_link *link)
 {
+	struct dev_update u = { .kind = DEV_UPDATE_LINK, .link = link };
 	struct engine *e = ctx;
 	struct device *dev;
 
@@ -708,17 +694,9 @@ static void link_cb(void *ctx, const struct rtnl_link *link)
 	dev = devtab_find_ifindex(e->devtab, link->ifindex);
 	if (!dev)
 		return; /* not announced yet: its "add" reads sysfs */
-	/* renamed: the "move" uevent says so too, but maybe later */
-	if (link->ifname && !streq(dev->name, link->ifname) &&
-	    device_set_name(dev, link->ifname) < 0)
+	if (devtab_apply(e->devtab, dev, &u) < 0)
 		log_warn("interface %d renamed to %s: %s", link->ifindex, link->ifname,
 			 strerror(ENOMEM));
-	dev->flags = link->flags;
-	dev->operstate = link->operstate;
-	if (link->mac && link->mac_len <= DEV_MAC_MAX) {
-		memcpy(dev->mac, link->mac, link->mac_len);
-		dev->mac_len = link->mac_len;
-	}
 	engine_evaluate(e, dev);
 }
 
@@ -789,13 +767,17 @@ static int engine_on_source(struct engine *e)
 /* Link state from sysfs, for when rtnetlink messages were lost. */
 static void engine_reread_links(struct engine *e)
 {
+	struct dev_attrs attrs;
+	struct dev_update u = { .kind = DEV_UPDATE_SYSFS, .attrs = &attrs };
 	size_t i;
 
 	e->stats.rescans++;
 	for (i = 0; i < devtab_count(e->devtab); i++) {
 		struct device *dev = devtab_at(e->devtab, i);
 
-		if (dev->kind == DEV_NET && sysfs_read_attrs(e->sysfs, dev) == 0)
+		if (dev->kind == DEV_NET &&
+		    sysfs_read_attrs(e->sysfs, dev, &attrs) == 0 &&
+		    devtab_apply(e->devtab, dev, &u) == 0)
 			engine_evaluate(e, dev);
 	}
 }

@@ -255,28 +255,3 @@ int prober_read(struct prober *p, struct probe_msg *msg)
 	prober_reap(p);
 	return 1;
 }
-
-static int set_value(char **slot, const char *val)
-{
-	free(*slot);
-	*slot = NULL;
-	if (!*val)
-		return 0;
-	*slot = strdup(val);
-	return *slot ? 0 : -ENOMEM;
-}
-
-int probe_msg_apply(const struct probe_msg *msg, struct device *dev)
-{
-	device_forget_probe(dev);
-	dev->fs_ambivalent = msg->ambivalent;
-	if (set_value(&dev->fs_type, msg->fs_type) < 0 ||
-	    set_value(&dev->fs_uuid, msg->fs_uuid) < 0 ||
-	    set_value(&dev->fs_label, msg->fs_label) < 0 ||
-	    set_value(&dev->part_uuid, msg->part_uuid) < 0) {
-		device_forget_probe(dev);
-		return -ENOMEM;
-	}
-	dev->probed = true;
-	return 0;
-}

@@ -67,7 +67,5 @@ int prober_start(struct prober *p, const char *node, uint32_t *id);
  * ready, a negative errno when reading fails.
  */
 int prober_read(struct prober *p, struct probe_msg *msg);
-/* Sets @dev's probe fields from @msg (err must be 0); -ENOMEM. */
-int probe_msg_apply(const struct probe_msg *msg, struct device *dev);
 
 #endif

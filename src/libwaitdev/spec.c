@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "devtab.h"
 #include "spec.h"
 #include "util.h"
 
@@ -525,7 +526,7 @@ bool spec_match_block(const struct spec *spec, const struct device *dev)
 		return streq(dev->fs_label, spec->value);
 	case SPEC_BLOCK_PARTUUID:
 		/* with PARTNROFF the match is a sibling of this one: see
-		 * spec_match_sibling(), the engine resolves it */
+		 * spec_match_in() */
 		return !spec->has_partnroff && str_caseeq(dev->part_uuid, spec->value);
 	case SPEC_BLOCK_BY_ID:
 		return has_link(dev->devlinks, "/dev/disk/by-id/", spec->value);
@@ -552,6 +553,17 @@ bool spec_match_sibling(const struct spec *spec, const struct device *anchor,
 	return dev->kind == DEV_BLOCK && anchor->is_partition && dev->is_partition &&
 	       want > 0 && dev->partn == want && anchor->devpath && dev->devpath &&
 	       same_parent(anchor->devpath, dev->devpath);
+}
+
+bool spec_match_in(const struct spec *spec, const struct devtab *tab,
+		   const struct device *dev)
+{
+	const struct device *anchor;
+
+	if (!spec->has_partnroff)
+		return spec_match(spec, dev);
+	anchor = devtab_find_part_uuid(tab, spec->value);
+	return anchor && spec_match_sibling(spec, anchor, dev);
 }
 
 bool spec_match_console(const struct spec *spec, const struct device *dev)

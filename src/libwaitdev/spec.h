@@ -22,6 +22,8 @@
 
 #include "device.h"
 
+struct devtab;
+
 enum spec_type {
 	SPEC_NONE = 0,
 	/* block */
@@ -95,6 +97,13 @@ bool spec_match(const struct spec *spec, const struct device *dev);
  */
 bool spec_match_sibling(const struct spec *spec, const struct device *anchor,
 			const struct device *dev);
+
+/*
+ * spec_match() for @dev among the records of @tab: PARTNROFF= is
+ * resolved against the partition of @tab that PARTUUID= names.
+ */
+bool spec_match_in(const struct spec *spec, const struct devtab *tab,
+		   const struct device *dev);
 
 /*
  * Ready: a block device has a medium (size > 0) and, once probed (by

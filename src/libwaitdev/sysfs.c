@@ -202,9 +202,10 @@ int sysfs_attr_exists(struct sysfs *s, const struct device *dev, const char *att
 	return faccessat(s->fd, path, F_OK, 0) < 0 ? -errno : 0;
 }
 
-int sysfs_read_attrs(struct sysfs *s, struct device *dev)
+int sysfs_read_attrs(struct sysfs *s, const struct device *dev, struct dev_attrs *attrs)
 {
 	const struct dev_class *c = dev_class(dev->kind);
 
-	return c ? c->read_attrs(s, dev) : 0;
+	memset(attrs, 0, sizeof(*attrs));
+	return c ? c->read_attrs(s, dev, attrs) : 0;
 }

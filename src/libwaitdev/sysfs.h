@@ -40,12 +40,14 @@ typedef int (*sysfs_scan_fn)(void *ctx, const struct uevent *ev);
 int sysfs_scan(struct sysfs *sysfs, enum dev_kind kind, sysfs_scan_fn fn, void *ctx);
 
 /*
- * Refreshes @dev's size (block) or address, flags and operstate (net)
- * from sysfs; for a tty, checks that its directory is there: the class's
- * read_attrs (devclass.h). Returns 0 or -errno (-ENOENT when the device
- * is gone; an interface being deleted answers -EINVAL or -ENODEV).
+ * Reads @dev's size (block) or address, flags and operstate (net) from
+ * sysfs into @attrs, for devtab_apply(); for a tty, checks that its
+ * directory is there: the class's read_attrs (devclass.h). Returns 0 or
+ * -errno (-ENOENT when the device is gone; an interface being deleted
+ * answers -EINVAL or -ENODEV).
  */
-int sysfs_read_attrs(struct sysfs *sysfs, struct device *dev);
+int sysfs_read_attrs(struct sysfs *sysfs, const struct device *dev,
+		     struct dev_attrs *attrs);
 
 /*
  * For the classes' readers: the attribute @attr of @dev into @buf,
