@@ -9,7 +9,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "cmdline.h"
 #include "coldplug.h"
 #include "deadline.h"
 #include "devclass.h"
@@ -24,8 +23,7 @@
 
 struct engine {
 	struct engine_options opts;
-	struct target targets[ENGINE_TARGETS_MAX];
-	unsigned int n_targets;
+	struct targets targets;
 	bool want[DEV_KIND_COUNT]; /* kinds some target waits for */
 	bool want_link;		   /* a net target asks for :up/:carrier */
 	bool want_probe;
@@ -40,11 +38,9 @@ struct engine {
 	sigset_t old_mask;
 	bool mask_saved;
 
-	uint64_t start_ms;
 	unsigned int generation;
-	bool rescanning;	  /* a scan after an overflow is under way */
-	uint64_t next_deadline;	  /* what the timer is armed for */
-	uint64_t look_once_until; /* see ENGINE_LOOK_ONCE_MS */
+	bool rescanning;	/* a scan after an overflow is under way */
+	uint64_t next_deadline; /* what the timer is armed for */
 	/* an overflow was reported and its queue not yet read empty */
 	bool uevent_congested, rtnl_congested;
 	bool error_reported; /* engine_run()'s error has been logged */
@@ -130,9 +126,9 @@ int engine_add_target(struct engine *e, const char *role, const struct spec *spe
 {
 	enum spec_need need = spec_need(spec);
 	enum dev_kind kind = spec_kind(spec);
-	struct target *t;
+	int r;
 
-	if (e->n_targets == ENGINE_TARGETS_MAX)
+	if (e->targets.n == ENGINE_TARGETS_MAX)
 		return -E2BIG;
 	if (kind == DEV_OTHER || spec->type == SPEC_CONSOLE_OTHER)
 		return -EINVAL;
@@ -140,11 +136,9 @@ int engine_add_target(struct engine *e, const char *role, const struct spec *spe
 	if ((need == SPEC_NEED_PROBE && !probe_available() && !e->use_udev) ||
 	    (need == SPEC_NEED_UDEV && !e->use_udev))
 		return -EOPNOTSUPP;
-	t = &e->targets[e->n_targets++];
-	memset(t, 0, sizeof(*t));
-	t->role = role;
-	t->spec = *spec;
-	t->timeout_ms = timeout_ms;
+	r = targets_add(&e->targets, role, spec, timeout_ms);
+	if (r < 0)
+		return r;
 	e->want[kind] = true;
 	e->want_link |= kind == DEV_NET && spec->net_state != NET_EXISTS;
 	/* with probing available, a root must carry a filesystem: probe
@@ -160,12 +154,12 @@ bool engine_uses_udev(const struct engine *e)
 
 unsigned int engine_target_count(const struct engine *e)
 {
-	return e->n_targets;
+	return e->targets.n;
 }
 
 const struct target *engine_target(const struct engine *e, unsigned int i)
 {
-	return i < e->n_targets ? &e->targets[i] : NULL;
+	return i < e->targets.n ? &e->targets.t[i] : NULL;
 }
 
 struct modload *engine_modload(const struct engine *e)
@@ -211,148 +205,16 @@ static int engine_fail(struct engine *e, int r, const char *fmt, ...)
 	return r;
 }
 
-static uint64_t elapsed_ms(const struct engine *e)
-{
-	return now_ms() - e->start_ms;
-}
-
-static void target_found(struct engine *e, struct target *t, const struct device *dev)
-{
-	t->state = TARGET_FOUND;
-	t->dev = dev;
-	t->waited_ms = elapsed_ms(e);
-	if (device_node(dev, t->node, sizeof(t->node)) < 0)
-		strscpy(t->node, dev->name ? dev->name : "?", sizeof(t->node));
-	log_notice("%s %s: found %s after %llu.%03llu s", t->role, t->spec.text, t->node,
-		   (unsigned long long)(t->waited_ms / 1000),
-		   (unsigned long long)(t->waited_ms % 1000));
-	/* the storm test tells "its uevent came" from "the rescan saved it" */
-	if (e->rescanning)
-		log_debug("%s %s: found by the rescan after an overflow", t->role,
-			  t->spec.text);
-}
-
-static bool target_accepts(const struct engine *e, const struct target *t,
-			   const struct device *dev)
-{
-	/* being read again: unknown until the result comes, except that
-	 * the target found on it keeps it until then */
-	if (dev->probe_id && !(t->state == TARGET_FOUND && t->dev == dev))
-		return false;
-	return spec_match_in(&t->spec, e->devtab, dev) &&
-	       spec_device_ready(&t->spec, dev);
-}
-
-/* The first record in the table a target accepts, other than @skip. */
-static const struct device *target_find(const struct engine *e, const struct target *t,
-					const struct device *skip)
-{
-	size_t i;
-
-	for (i = 0; i < devtab_count(e->devtab); i++) {
-		const struct device *dev = devtab_at(e->devtab, i);
-
-		if (dev != skip && target_accepts(e, t, dev))
-			return dev;
-	}
-	return NULL;
-}
-
-/*
- * The device went away or stopped being ready. Another one may already
- * satisfy the spec (a glob, "any"): take it rather than wait for news.
- */
-static void target_lost(struct engine *e, struct target *t, const char *why)
-{
-	const struct device *gone = t->dev, *other;
-
-	log_notice("%s %s: %s %s, waiting again", t->role, t->spec.text, t->node, why);
-	t->state = TARGET_WAITING;
-	t->dev = NULL;
-	t->node[0] = '\0';
-	t->lost++;
-	other = target_find(e, t, gone);
-	if (other)
-		target_found(e, t, other);
-}
-
-/*
- * A found device renamed (udev's eth0 -> enp0s3 at every boot, a "move"
- * uevent or RTM_NEWLINK with a new IFLA_IFNAME) and still accepted: what
- * is reported is the name it has now, not one that no longer exists.
- */
-static void target_refresh(struct target *t)
-{
-	char node[sizeof(t->node)];
-
-	if (device_node(t->dev, node, sizeof(node)) < 0 || streq(node, t->node))
-		return;
-	log_notice("%s %s: %s is now %s", t->role, t->spec.text, t->node, node);
-	memcpy(t->node, node, sizeof(node));
-}
-
-/* Re-decides every target against one (new or changed) record. */
+/* The one re-evaluation after a change to @dev (devtab_apply()). */
 static void engine_evaluate(struct engine *e, const struct device *dev)
 {
-	unsigned int i;
-
-	for (i = 0; i < e->n_targets; i++) {
-		struct target *t = &e->targets[i];
-		const struct device *other;
-		bool ok = target_accepts(e, t, dev);
-
-		if (t->state == TARGET_FOUND && t->dev == dev && !ok) {
-			target_lost(e, t, "is no longer ready");
-		} else if (t->state == TARGET_FOUND && t->dev == dev) {
-			target_refresh(t);
-		} else if (t->state == TARGET_WAITING && ok) {
-			target_found(e, t, dev);
-		} else if (t->state == TARGET_WAITING && t->spec.has_partnroff) {
-			/* the anchor partition may have come after the one
-			 * it points at: that one is a match only now */
-			other = target_find(e, t, NULL);
-			if (other)
-				target_found(e, t, other);
-		}
-	}
+	targets_evaluate(&e->targets, e->devtab, dev, e->rescanning);
 }
 
 static void engine_forget(struct engine *e, struct device *dev)
 {
-	unsigned int i;
-
-	for (i = 0; i < e->n_targets; i++) {
-		struct target *t = &e->targets[i];
-
-		if (t->state == TARGET_FOUND && t->dev == dev)
-			target_lost(e, t, "was removed");
-	}
+	targets_forget(&e->targets, e->devtab, dev, e->rescanning);
 	devtab_remove(e->devtab, dev);
-}
-
-/*
- * Whether reading @dev's superblock can decide anything: for UUID=,
- * LABEL= and PARTUUID= every block device is a candidate; for a name,
- * number or PARTLABEL only the device that spec names (which then needs
- * a filesystem to be ready); and the device a target was found on, which
- * stops counting when its medium no longer holds what was found. A disk
- * nobody names is never read.
- */
-static bool engine_wants_probe(const struct engine *e, const struct device *dev)
-{
-	unsigned int i;
-
-	for (i = 0; i < e->n_targets; i++) {
-		const struct target *t = &e->targets[i];
-
-		if (t->state == TARGET_FOUND && t->dev == dev)
-			return true;
-		if (t->state != TARGET_WAITING || spec_kind(&t->spec) != DEV_BLOCK)
-			continue;
-		if (spec_need(&t->spec) == SPEC_NEED_PROBE || spec_match(&t->spec, dev))
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -382,7 +244,7 @@ static int engine_probe_start(struct engine *e, struct device *dev)
 		u.kind = DEV_UPDATE_PROBE_STALE;
 		return devtab_apply(e->devtab, dev, &u);
 	}
-	if (!engine_wants_probe(e, dev) || dev->size == 0 || !dev->name) {
+	if (!targets_want_probe(&e->targets, dev) || dev->size == 0 || !dev->name) {
 		/* not needed, or nothing to read (no medium) */
 		return devtab_apply(e->devtab, dev, &u);
 	}
@@ -605,81 +467,27 @@ static int engine_scan(struct engine *e, bool sweep)
 	return 0;
 }
 
-/*
- * Whether @t is decided: expired, or found on a device that is not being
- * read again. A read after a change or a rescan may take it back (its
- * medium was replaced), so until its result comes or the target's
- * deadline passes, a found target is not yet a result to report.
- */
-static bool target_settled(const struct target *t, uint64_t now)
-{
-	if (t->state == TARGET_WAITING)
-		return false;
-	return t->state != TARGET_FOUND || !t->dev->probe_id || t->deadline <= now;
-}
-
 static bool engine_done(const struct engine *e)
 {
-	uint64_t now = now_ms();
-	unsigned int i;
-
-	for (i = 0; i < e->n_targets; i++)
-		if (!target_settled(&e->targets[i], now))
-			return false;
-	return true;
+	return targets_done(&e->targets, now_ms());
 }
 
-/* When @t expires: its deadline, or for a deadline of 0 ("look once")
- * when the probes the scan started have ended (ENGINE_LOOK_ONCE_MS). */
-static uint64_t target_deadline(const struct engine *e, const struct target *t)
+/* Probes are running: a deadline of 0 lasts until they end. */
+static bool engine_probing_any(const struct engine *e)
 {
-	if (t->timeout_ms == 0 && e->prober && prober_running(e->prober))
-		return e->look_once_until;
-	return t->deadline;
+	return e->prober && prober_running(e->prober);
 }
 
-/*
- * Only a target not yet settled has a deadline that can pass: one found
- * before its deadline would otherwise re-arm the timer in the past and
- * spin the loop until the others are settled. (Found and then lost after
- * its deadline, it expires at once: engine_expire() runs after every
- * dispatch.)
- */
 static int engine_arm(struct engine *e)
 {
-	uint64_t next = DEADLINE_NEVER, now = now_ms();
-	unsigned int i;
-
-	for (i = 0; i < e->n_targets; i++) {
-		const struct target *t = &e->targets[i];
-
-		if (!target_settled(t, now) && target_deadline(e, t) < next)
-			next = target_deadline(e, t);
-	}
-	e->next_deadline = next;
-	return deadline_arm(e->timer_fd, next);
+	e->next_deadline =
+		targets_next_deadline(&e->targets, now_ms(), engine_probing_any(e));
+	return deadline_arm(e->timer_fd, e->next_deadline);
 }
 
 static void engine_expire(struct engine *e)
 {
-	uint64_t now = now_ms(), ns;
-	unsigned int i;
-
-	for (i = 0; i < e->n_targets; i++) {
-		struct target *t = &e->targets[i];
-
-		if (t->state != TARGET_WAITING || target_deadline(e, t) > now)
-			continue;
-		t->state = TARGET_EXPIRED;
-		t->waited_ms = elapsed_ms(e);
-		log_info("%s %s: not found within %llu.%03llu s", t->role, t->spec.text,
-			 (unsigned long long)(t->timeout_ms / 1000),
-			 (unsigned long long)(t->timeout_ms % 1000));
-		ns = now_ns();
-		log_debug("%s %s: expired at %llu.%03llu ms (CLOCK_MONOTONIC)", t->role,
-			  t->spec.text, (unsigned long long)(ns / 1000000),
-			  (unsigned long long)(ns / 1000 % 1000));
-	}
+	targets_expire(&e->targets, now_ms(), engine_probing_any(e));
 }
 
 static void link_cb(void *ctx, const struct rtnl_link *link)
@@ -953,60 +761,17 @@ static int engine_loop(struct engine *e)
 /* Timed tests measure against these: the same clock, as waitdev sees it. */
 static void engine_log_clock(const struct engine *e)
 {
-	unsigned int i;
-
 	log_debug("subscribed at %llu ms (CLOCK_MONOTONIC), started at %llu ms",
-		  (unsigned long long)now_ms(), (unsigned long long)e->start_ms);
-	for (i = 0; i < e->n_targets; i++)
-		if (e->targets[i].deadline != DEADLINE_NEVER)
-			log_debug("%s %s: deadline at %llu ms (CLOCK_MONOTONIC)",
-				  e->targets[i].role, e->targets[i].spec.text,
-				  (unsigned long long)e->targets[i].deadline);
-}
-
-/*
- * What a boot that pauses here is waiting for, once: the initial scan has
- * run and the uevent subscription is live, so anything that appears from
- * now on is an event this process sees (the QEMU tests plug on this line).
- */
-static void engine_log_waiting(const struct engine *e)
-{
-	unsigned int i;
-
-	for (i = 0; i < e->n_targets; i++) {
-		const struct target *t = &e->targets[i];
-
-		if (t->state != TARGET_WAITING || t->timeout_ms == 0)
-			continue;
-		if (t->timeout_ms == DEADLINE_FOREVER)
-			log_notice("%s %s: not there yet, waiting", t->role,
-				   t->spec.text);
-		else
-			log_notice("%s %s: not there yet, waiting up to %llu.%03llu s",
-				   t->role, t->spec.text,
-				   (unsigned long long)(t->timeout_ms / 1000),
-				   (unsigned long long)(t->timeout_ms % 1000));
-	}
+		  (unsigned long long)now_ms(), (unsigned long long)e->targets.start_ms);
+	targets_log_deadlines(&e->targets);
 }
 
 int engine_run(struct engine *e)
 {
-	unsigned int i;
 	int r;
 
-	uint64_t last = e->start_ms = now_ms();
-
-	for (i = 0; i < e->n_targets; i++) {
-		struct target *t = &e->targets[i];
-
-		t->deadline = t->timeout_ms == DEADLINE_FOREVER
-				      ? DEADLINE_NEVER
-				      : e->start_ms + t->timeout_ms;
-		if (t->deadline > last)
-			last = t->deadline;
-	}
 	/* the result may wait for room on stdout until then, not longer */
-	out_set_deadline(last);
+	out_set_deadline(targets_start(&e->targets, now_ms()));
 	r = engine_setup(e);
 	if (r < 0)
 		return r;
@@ -1024,19 +789,16 @@ int engine_run(struct engine *e)
 		if (r < 0)
 			log_warn("coldplug: %s", strerror(-r));
 	}
-	engine_log_waiting(e);
+	targets_log_waiting(&e->targets);
 	/* a zero timeout means "look once", at the scan's probes too */
-	e->look_once_until = now_ms() + ENGINE_LOOK_ONCE_MS;
+	e->targets.look_once_until = now_ms() + ENGINE_LOOK_ONCE_MS;
 	engine_expire(e);
 	r = engine_loop(e);
 	if (r < 0)
 		return r;
 	if (r > 0)
 		return ENGINE_INTERRUPTED;
-	for (i = 0; i < e->n_targets; i++)
-		if (e->targets[i].state != TARGET_FOUND)
-			return ENGINE_DEADLINE;
-	return ENGINE_FOUND;
+	return targets_all_found(&e->targets) ? ENGINE_FOUND : ENGINE_DEADLINE;
 }
 
 int engine_signal(const struct engine *e)

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * engine.h - the wait itself: one epoll loop over the uevent source, the
- * rtnetlink socket (only when a link state is asked for), the deadline
- * timerfd and a signalfd for SIGINT/SIGTERM/SIGHUP.
+ * rtnetlink socket (only when a link state is asked for), the probes'
+ * results, the deadline timerfd and a signalfd for SIGINT/SIGTERM/SIGHUP.
  *
- * Data flow: source -> uevent -> device record (devtab + sysfs attributes)
- * -> matchers (spec.h) -> target state. The engine subscribes before it
- * scans sysfs, rescans after an overflow, and never sleeps or polls.
- * Superblocks are read by child processes (prober.h) whose results come
- * back through the same loop: no device read can hold it up.
+ * Data flow, one way: event source (source.h, rtnl.h, prober.h) -> the
+ * device record, changed only by devtab_apply() (devtab.h; sysfs
+ * attributes through the class table, devclass.h) -> one re-evaluation
+ * of the targets (target.h), whose matchers (spec.h) read the table
+ * const -> found / lost / expired -> the outcome of engine_run(). The
+ * engine subscribes before it scans sysfs, rescans after an overflow,
+ * and never sleeps or polls. Superblocks are read by child processes
+ * (prober.h) whose results come back through the same loop: no device
+ * read can hold it up.
  */
 #ifndef WAITDEV_ENGINE_H
 #define WAITDEV_ENGINE_H
@@ -23,27 +27,7 @@
 #include "rtnl.h"
 #include "source.h"
 #include "spec.h"
-
-#define ENGINE_TARGETS_MAX 32
-
-enum target_state {
-	TARGET_WAITING = 0,
-	TARGET_FOUND,
-	TARGET_EXPIRED,
-};
-
-struct target {
-	const char *role; /* "root", "console", "net" */
-	struct spec spec;
-	uint64_t timeout_ms; /* DEADLINE_FOREVER for none */
-	uint64_t deadline;   /* absolute CLOCK_MONOTONIC ms */
-	enum target_state state;
-	const struct device *dev; /* while TARGET_FOUND */
-	/* "/dev/sda1", "eth0": whole, whatever DEVNAME the parser took */
-	char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
-	uint64_t waited_ms; /* from the start to found/expired */
-	unsigned int lost;  /* times it went away again */
-};
+#include "target.h"
 
 enum engine_source {
 	ENGINE_SOURCE_KERNEL = 0, /* kernel uevents (or uevent_fd) + sysfs */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * target.h - what a wait waits for, and the state machine of each target:
+ *
+ *   WAITING --a record it accepts--> FOUND --removed, not ready--> WAITING
+ *   WAITING --its deadline--> EXPIRED
+ *
+ * A target accepts a record that its spec matches (spec_match_in(), over
+ * the whole table: PARTNROFF= names a record by another) and that is
+ * ready (spec_device_ready()), and not while the record's medium is
+ * being read again. The targets read the device table and never write
+ * it; the event loop (engine.c) calls targets_evaluate() once for each
+ * change to a record (devtab_apply()), targets_forget() before it removes
+ * one, and targets_expire() whenever time has passed.
+ */
+#ifndef WAITDEV_TARGET_H
+#define WAITDEV_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "devtab.h"
+#include "spec.h"
+
+#define ENGINE_TARGETS_MAX 32
+
+enum target_state {
+	TARGET_WAITING = 0,
+	TARGET_FOUND,
+	TARGET_EXPIRED,
+};
+
+struct target {
+	const char *role; /* "root", "console", "net" */
+	struct spec spec;
+	uint64_t timeout_ms; /* DEADLINE_FOREVER for none */
+	uint64_t deadline;   /* absolute CLOCK_MONOTONIC ms */
+	enum target_state state;
+	const struct device *dev; /* while TARGET_FOUND */
+	/* "/dev/sda1", "eth0": whole, whatever DEVNAME the parser took */
+	char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
+	uint64_t waited_ms; /* from the start to found/expired */
+	unsigned int lost;  /* times it went away again */
+};
+
+struct targets {
+	struct target t[ENGINE_TARGETS_MAX];
+	unsigned int n;
+	uint64_t start_ms; /* CLOCK_MONOTONIC ms: what waited_ms counts from */
+	/* a deadline of 0 ("look once") while the scan's probes run */
+	uint64_t look_once_until;
+};
+
+/* Adds a target in state WAITING; -E2BIG past ENGINE_TARGETS_MAX. */
+int targets_add(struct targets *ts, const char *role, const struct spec *spec,
+		uint64_t timeout_ms);
+
+/* Sets the deadlines from @start_ms; returns the last (DEADLINE_NEVER). */
+uint64_t targets_start(struct targets *ts, uint64_t start_ms);
+
+/*
+ * Re-decides every target against @dev, a new or changed record of @tab:
+ * found, lost (no longer ready), renamed. @rescanning: the change came
+ * from a rescan after an overflow (the log says what it saved).
+ */
+void targets_evaluate(struct targets *ts, const struct devtab *tab,
+		      const struct device *dev, bool rescanning);
+
+/* @dev is about to be removed from @tab: the targets found on it are lost. */
+void targets_forget(struct targets *ts, const struct devtab *tab,
+		    const struct device *dev, bool rescanning);
+
+/* Whether reading @dev's superblock can decide a target. */
+bool targets_want_probe(const struct targets *ts, const struct device *dev);
+
+/*
+ * Whether every target is decided at @now: expired, or found on a device
+ * that is not being read again (or past its deadline).
+ */
+bool targets_done(const struct targets *ts, uint64_t now);
+
+/*
+ * The next deadline of a target not yet settled (DEADLINE_NEVER for
+ * none); @probing: probes are running (see look_once_until).
+ */
+uint64_t targets_next_deadline(const struct targets *ts, uint64_t now, bool probing);
+
+/* Expires the waiting targets whose deadline is past at @now. */
+void targets_expire(struct targets *ts, uint64_t now, bool probing);
+
+/* Whether every target was found. */
+bool targets_all_found(const struct targets *ts);
+
+/* The log lines timed tests and the QEMU boots wait for. */
+void targets_log_deadlines(const struct targets *ts);
+void targets_log_waiting(const struct targets *ts);
+
+#endif
