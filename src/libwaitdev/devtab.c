@@ -115,12 +115,57 @@ static int udev_properties(struct device *dev, const struct uevent *ev)
 	return 0;
 }
 
+/* What a uevent, udevd's or the kernel's, says about its record. */
+static int apply_uevent(struct device *dev, const struct uevent *ev, unsigned gen)
+{
+	/* the event's class, as it found or made the record */
+	const struct dev_class *c = dev_class_of(ev->subsystem);
+	const char *name;
+
+	if (!c)
+		return -EINVAL;
+	name = c->by_interface ? ev->interface : ev->devname;
+	/* a "change" may omit what "add" said: keep what we know */
+	if (name && set_string(&dev->name, name) < 0)
+		return -ENOMEM;
+	if (!dev->name && c->by_interface) {
+		/* net devices always carry INTERFACE; fall back to the
+		 * last DEVPATH component just in case */
+		const char *slash = strrchr(ev->devpath, '/');
+
+		if (set_string(&dev->name, slash + 1) < 0)
+			return -ENOMEM;
+	}
+	if (ev->has_devt) {
+		dev->has_devt = true;
+		dev->major = ev->major;
+		dev->minor = ev->minor;
+	}
+	if (c->kind == DEV_BLOCK) {
+		if (ev->devtype)
+			dev->is_partition = streq(ev->devtype, "partition");
+		if (ev->partn)
+			dev->partn = ev->partn;
+		if (ev->partname && set_string(&dev->partname, ev->partname) < 0)
+			return -ENOMEM;
+		if (ev->diskseq)
+			dev->diskseq = ev->diskseq;
+		if (udev_properties(dev, ev) < 0)
+			return -ENOMEM;
+	}
+	if (c->kind == DEV_NET && ev->ifindex)
+		dev->ifindex = ev->ifindex;
+	dev->generation = gen;
+	return 0;
+}
+
 struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsigned gen)
 {
 	const struct dev_class *c = dev_class_of(ev->subsystem);
-	enum dev_kind kind = c ? c->kind : DEV_OTHER;
+	struct dev_update u = { .kind = DEV_UPDATE_UEVENT,
+				.uevent = ev,
+				.generation = gen };
 	struct device *dev = NULL;
-	const char *name;
 
 	if (!c) {
 		errno = EINVAL;
@@ -134,42 +179,9 @@ struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsign
 	if (!dev)
 		dev = devtab_find(tab, ev->devpath);
 	if (!dev)
-		dev = devtab_add(tab, ev->devpath, kind);
-	if (!dev)
+		dev = devtab_add(tab, ev->devpath, c->kind);
+	if (!dev || devtab_apply(tab, dev, &u) < 0)
 		goto nomem;
-
-	name = c->by_interface ? ev->interface : ev->devname;
-	/* a "change" may omit what "add" said: keep what we know */
-	if (name && set_string(&dev->name, name) < 0)
-		goto nomem;
-	if (!dev->name && c->by_interface) {
-		/* net devices always carry INTERFACE; fall back to the
-		 * last DEVPATH component just in case */
-		const char *slash = strrchr(ev->devpath, '/');
-
-		if (set_string(&dev->name, slash + 1) < 0)
-			goto nomem;
-	}
-	if (ev->has_devt) {
-		dev->has_devt = true;
-		dev->major = ev->major;
-		dev->minor = ev->minor;
-	}
-	if (kind == DEV_BLOCK) {
-		if (ev->devtype)
-			dev->is_partition = streq(ev->devtype, "partition");
-		if (ev->partn)
-			dev->partn = ev->partn;
-		if (ev->partname && set_string(&dev->partname, ev->partname) < 0)
-			goto nomem;
-		if (ev->diskseq)
-			dev->diskseq = ev->diskseq;
-		if (udev_properties(dev, ev) < 0)
-			goto nomem;
-	}
-	if (kind == DEV_NET && ev->ifindex)
-		dev->ifindex = ev->ifindex;
-	dev->generation = gen;
 	return dev;
 nomem:
 	errno = ENOMEM;
@@ -253,6 +265,8 @@ int devtab_apply(struct devtab *tab, struct device *dev, const struct dev_update
 {
 	(void)tab; /* the records are its own: nobody else writes them */
 	switch (u->kind) {
+	case DEV_UPDATE_UEVENT:
+		return apply_uevent(dev, u->uevent, u->generation);
 	case DEV_UPDATE_SYSFS:
 		return apply_attrs(dev, u->attrs);
 	case DEV_UPDATE_LINK:

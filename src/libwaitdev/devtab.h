@@ -28,6 +28,7 @@ void devtab_free(struct devtab *tab);
 
 /* What changed a record. */
 enum dev_update_kind {
+	DEV_UPDATE_UEVENT,	 /* .uevent, .generation: what it says, udevd's too */
 	DEV_UPDATE_SYSFS,	 /* .attrs: what sysfs adds to the uevent */
 	DEV_UPDATE_LINK,	 /* .link: rtnetlink link state, a new name */
 	DEV_UPDATE_PROBE_START,	 /* .probe_id: a read of the medium began */
@@ -39,27 +40,29 @@ enum dev_update_kind {
 struct dev_update {
 	enum dev_update_kind kind;
 	union {
+		const struct uevent *uevent;
 		const struct dev_attrs *attrs;
 		const struct rtnl_link *link;
 		/* PROBE_END: err 0 sets the fs_* fields, an error clears them */
 		const struct probe_msg *probe;
 	};
-	uint32_t probe_id; /* PROBE_START */
-	bool rescan;	   /* PROBE_START: by a rescan after an overflow */
+	unsigned int generation; /* UEVENT: the scan it belongs to */
+	uint32_t probe_id;	 /* PROBE_START */
+	bool rescan;		 /* PROBE_START: by a rescan after an overflow */
 };
 
 /*
- * Creates or updates the record named by @ev's DEVPATH (for "move", the
- * record at DEVPATH_OLD is renamed) with what @ev says, udevd's
- * properties included. Returns the record, NULL with errno set for
- * untracked subsystems (EINVAL) or no memory (ENOMEM). The record's
- * generation is set to @gen.
+ * Finds or creates the record named by @ev's DEVPATH (for "move", the
+ * record at DEVPATH_OLD is renamed) and applies @ev to it
+ * (DEV_UPDATE_UEVENT: what it says, udevd's properties included, and
+ * @gen as the record's generation). Returns the record, NULL with errno
+ * set for untracked subsystems (EINVAL) or no memory (ENOMEM).
  */
 struct device *devtab_update(struct devtab *tab, const struct uevent *ev, unsigned gen);
 
 /*
- * Applies @u to @dev, a record of @tab. 0, or -ENOMEM (a new name or a
- * probe's values not stored; the rest of @u is applied).
+ * Applies @u to @dev, a record of @tab. 0, or -ENOMEM (a name or a
+ * value not stored; for a link or sysfs update the rest is applied).
  */
 int devtab_apply(struct devtab *tab, struct device *dev, const struct dev_update *u);
 struct device *devtab_find(const struct devtab *tab, const char *devpath);
