@@ -15,7 +15,6 @@
 #include "deadline.h"
 #include "engine.h"
 #include "log.h"
-#include "out.h"
 #include "probe.h"
 #include "prober.h"
 #include "rtnl.h"
@@ -1011,19 +1010,14 @@ int engine_run(struct engine *e)
 	unsigned int i;
 	int r;
 
-	uint64_t last = e->start_ms = now_ms();
-
+	e->start_ms = now_ms();
 	for (i = 0; i < e->n_targets; i++) {
 		struct target *t = &e->targets[i];
 
 		t->deadline = t->timeout_ms == DEADLINE_FOREVER
 				      ? DEADLINE_NEVER
 				      : e->start_ms + t->timeout_ms;
-		if (t->deadline > last)
-			last = t->deadline;
 	}
-	/* the result may wait for room on stdout until then, not longer */
-	out_set_deadline(last);
 	r = engine_setup(e);
 	if (r < 0)
 		return r;

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "probe.h"
 #include "report.h"
+#include "result.h"
 #include "test.h"
 #include "util.h"
 
@@ -833,8 +834,8 @@ static void test_long_tty_name(void)
 	run_end(&r);
 }
 
-/* report_result() in @fmt into @buf. */
-static void result_text(const struct engine *e, enum report_format fmt, char *buf,
+/* result_fprint() in @fmt into @buf. */
+static void result_text(const struct engine *e, enum result_format fmt, char *buf,
 			size_t size)
 {
 	FILE *f = fmemopen(buf, size, "w");
@@ -843,7 +844,7 @@ static void result_text(const struct engine *e, enum report_format fmt, char *bu
 		perror("fmemopen");
 		exit(99);
 	}
-	CHECK_INT(report_result(f, fmt, e), 0);
+	CHECK_INT(result_fprint(f, fmt, e), 0);
 	fclose(f);
 	buf[size - 1] = '\0';
 }
@@ -928,7 +929,7 @@ static void test_output_names(void)
 	add_net_target(r.e, "caf*", 2000);
 	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 
-	result_text(r.e, REPORT_PLAIN, text, sizeof(text));
+	result_text(r.e, RESULT_PLAIN, text, sizeof(text));
 	CHECK_MSG(text_is_clean(text), "plain output:\n%s", text);
 	CHECK_MSG(strstr(text, "root /dev/sdq\\x0aroot "
 			       "/dev/forged\\x1b[2J'$(id)"
@@ -947,7 +948,7 @@ static void test_output_names(void)
 		CHECK_INT(lines, 3);
 	}
 
-	result_text(r.e, REPORT_JSON, text, sizeof(text));
+	result_text(r.e, RESULT_JSON, text, sizeof(text));
 	CHECK_MSG(text_is_clean(text), "JSON output:\n%s", text);
 	CHECK_MSG(strstr(text, "\"device\":\"/dev/sdq\\u000aroot /dev/forged"
 			       "\\u001b[2J'$(id)\\\\x0a\""),
@@ -958,7 +959,7 @@ static void test_output_names(void)
 	CHECK_MSG(longest_run(text, 'l') == 600, "JSON output: the long name "
 						 "is not whole");
 
-	result_text(r.e, REPORT_SHELL, text, sizeof(text));
+	result_text(r.e, RESULT_SHELL, text, sizeof(text));
 	snprintf(want, sizeof(want), "/dev/%s", evil);
 	shell_value(text, "WAITDEV_ROOT", val, sizeof(val));
 	CHECK_MSG(streq(val, want), "WAITDEV_ROOT is \"%s\" from:\n%s", val, text);
@@ -1026,14 +1027,14 @@ static void test_renamed(void)
 		CHECK_INT(engine_target(r.e, 2)->state, TARGET_EXPIRED);
 		CHECK_INT(engine_target(r.e, 2)->lost, 1);
 
-		result_text(r.e, REPORT_PLAIN, text, sizeof(text));
+		result_text(r.e, RESULT_PLAIN, text, sizeof(text));
 		CHECK_MSG(streq(text, "net enp0s3\nnet enp0s3\n"), "plain output:\n%s",
 			  text);
-		result_text(r.e, REPORT_JSON, text, sizeof(text));
+		result_text(r.e, RESULT_JSON, text, sizeof(text));
 		CHECK_MSG(strstr(text, "\"device\":\"enp0s3\"") &&
 				  !strstr(text, "\"device\":\"eth0\""),
 			  "JSON output:\n%s", text);
-		result_text(r.e, REPORT_SHELL, text, sizeof(text));
+		result_text(r.e, RESULT_SHELL, text, sizeof(text));
 		shell_value(text, "WAITDEV_NET", val, sizeof(val));
 		CHECK_STR(val, "enp0s3 enp0s3");
 		run_end(&r);
