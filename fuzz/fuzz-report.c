@@ -19,10 +19,11 @@
  *                  than one filesystem signature (1), IFF_UP (2) and
  *                  IFF_RUNNING (4): what sysfs and a probe would add
  *
- * Then it runs report_diagnosis() (the log goes to a sink here) and
- * report_result() in every format into memory, and checks: every log
- * line is valid UTF-8 without control characters and at most 900 bytes
- * (the report bounds it, not the log's 1024-byte cut); plain output is
+ * Then it runs report_diagnosis() (the library's; the log goes to a sink
+ * here) and the programs' result_fprint() (src/waitdev/result.c) in
+ * every format into memory, and checks: every log line is valid UTF-8
+ * without control characters and at most 900 bytes (the report bounds
+ * it, not the log's 1024-byte cut); plain output is
  * one line per found target, valid UTF-8 without control characters,
  * and its \xNN escapes give back the exact name; the shell output,
  * parsed as sh(1) would, gives back the exact names; JSON is valid UTF-8
@@ -36,6 +37,7 @@
 #include "fuzz.h"
 #include "log.h"
 #include "report.h"
+#include "result.h"
 #include "uevent.h"
 #include "util.h"
 
@@ -247,13 +249,13 @@ static size_t unescape_plain(const char *s, size_t n, char *out)
 	return o;
 }
 
-static char *result(const struct engine *e, enum report_format fmt, size_t *len)
+static char *result(const struct engine *e, enum result_format fmt, size_t *len)
 {
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 
 	FUZZ_CHECK(f);
-	FUZZ_CHECK(report_result(f, fmt, e) == 0);
+	FUZZ_CHECK(result_fprint(f, fmt, e) == 0);
 	FUZZ_CHECK(fclose(f) == 0);
 	FUZZ_CHECK(strlen(text) == *len);
 	return text;
@@ -262,7 +264,7 @@ static char *result(const struct engine *e, enum report_format fmt, size_t *len)
 static void check_plain(const struct engine *e)
 {
 	size_t len, i;
-	char *text = result(e, REPORT_PLAIN, &len), *p = text;
+	char *text = result(e, RESULT_PLAIN, &len), *p = text;
 
 	FUZZ_CHECK(utf8_ok(text, len) && no_controls(text, len));
 	for (i = 0; i < engine_target_count(e); i++) {
@@ -340,7 +342,7 @@ static void check_shell(const struct engine *e)
 		{ NULL, "WAITDEV_MISSING" },
 	};
 	size_t len, r, i;
-	char *text = result(e, REPORT_SHELL, &len);
+	char *text = result(e, RESULT_SHELL, &len);
 
 	for (r = 0; r < ARRAY_SIZE(roles); r++) {
 		char *want =
@@ -397,7 +399,7 @@ static void json_skip_string(const char **p)
 static void check_json(const struct engine *e)
 {
 	size_t len, objects = 0, depth = 0;
-	char *text = result(e, REPORT_JSON, &len);
+	char *text = result(e, RESULT_JSON, &len);
 	const char *p = text;
 
 	FUZZ_CHECK(utf8_ok(text, len));
@@ -485,11 +487,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_json(e);
 	if (getenv("FUZZ_REPORT_SHOW")) {
 		size_t len;
-		char *text = result(e, REPORT_PLAIN, &len);
+		char *text = result(e, RESULT_PLAIN, &len);
 
 		fprintf(stderr, "plain:\n%s", text);
 		free(text);
-		text = result(e, REPORT_SHELL, &len);
+		text = result(e, RESULT_SHELL, &len);
 		fprintf(stderr, "shell:\n%s", text);
 		free(text);
 	}

@@ -12,9 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "frontends.h"
 #include "log.h"
+#include "options.h"
+#include "result.h"
+#include "run.h"
 #include "startup.h"
 #include "util.h"
 
@@ -31,19 +33,17 @@ static void usage(void)
 	       "tty console=)\n"
 	       "  --timeout S           deadline in seconds, or forever\n"
 	       "                        (default: consolewait, "
-	       "consoledelay=MS, or 1 s)\n"
-	       "  --cmdline STRING, --cmdline-file FILE, --strict, --kmsg, --no-kmsg,\n"
-	       "  --source SRC, --modprobe, --dry-run, --moddir DIR, "
-	       "--coldplug,\n"
-	       "  -q, -v, -h, --version as in waitdev(8)\n"
-	       "\n"
-	       "Without the tty by the deadline, CMD runs anyway on the "
-	       "inherited\n"
-	       "stdio and /dev/kmsg says so.\n"
-	       "Exit: 0 found, 1 deadline passed, 2 usage or bad spec,\n"
-	       "3 system error, 128+N killed by signal N. See "
-	       "consolewait(8).\n");
+	       "consoledelay=MS, or 1 s)\n" USAGE_OPTIONS_AS_IN_WAITDEV "\n"
+	       "Without the tty by the deadline, CMD runs anyway on the inherited\n"
+	       "stdio and /dev/kmsg says so.\n" USAGE_EXIT_STATUS
+	       " See consolewait(8).\n");
 }
+
+static const struct program_syntax program = {
+	.name = "consolewait",
+	.usage = usage,
+	.spec_role = ROLE_CONSOLE,
+};
 
 /* Makes @node the stdin, stdout and stderr of this process. */
 static int reopen_stdio(const char *node)
@@ -122,51 +122,32 @@ static int run_cmd(const char *node, const char *spec, char **cmd)
  */
 static int wait_console(int argc, char **argv, char *node, char *spec, bool *bad_input)
 {
-	struct wait_config cfg;
-	struct engine *e = NULL;
-	const char *arg;
-	char err[256];
-	struct cli c;
+	const struct wait_config *cfg;
+	struct run run;
 	int r;
 
-	static const struct cli_program program = {
-		.name = "consolewait",
-		.usage = usage,
-		.takes_spec = true,
-	};
-
-	cli_init(&c, "consolewait");
 	*bad_input = true;
-	r = cli_parse(&c, argc, argv, &program, &arg);
+	r = run_start(&run, argc, argv, &program);
 	if (r)
 		return r;
-	r = cli_load_config(&c, &cfg);
-	if (r)
-		return r;
-	if (arg) {
-		if (spec_parse_console(arg, &cfg.console, err, sizeof(err)) < 0)
-			return cli_usage_error("%s: %s", arg, err);
-		cfg.has_console = true;
-		cfg.console_invalid = false;
-	}
+	cfg = &run.cfg;
 	/* from here on, what fails is the boot's problem, not the caller's
 	 * words: CMD runs all the same */
 	*bad_input = false;
-	if (!cfg.has_console && !cfg.console_invalid && !cfg.off)
-		return cli_usage_error("no console named: give SPEC, or "
-				       "console= or waitdev.console= on the "
-				       "kernel command line");
-	if (cfg.has_console && cfg.console.type == SPEC_CONSOLE_OTHER)
-		return cli_usage_error("console %s is not a tty", cfg.console.text);
-	if (!cfg.off) /* off: CMD runs on the inherited stdio, nothing said */
-		strscpy(spec, cfg.console.text, SPEC_VALUE_MAX);
-	cli_apply_timeout(&c, &cfg);
-	r = cli_run(&c, &cfg, CLI_ROLE_CONSOLE, &e);
+	if (!cfg->has_console && !cfg->console_invalid && !cfg->off)
+		return usage_error(
+			"no console named: give SPEC, or console= or waitdev.console= on the kernel command line");
+	if (cfg->has_console && cfg->console.type == SPEC_CONSOLE_OTHER)
+		return usage_error("console %s is not a tty", cfg->console.text);
+	if (!cfg->off) /* off: CMD runs on the inherited stdio, nothing said */
+		strscpy(spec, cfg->console.text, SPEC_VALUE_MAX);
+	r = run_wait(&run, ROLE_CONSOLE);
 	/* found, or off (waitdev=0): no target, no node */
-	if (r == EXIT_FOUND && engine_target(e, 0))
-		strscpy(node, engine_target(e, 0)->node, NODE_MAX);
-	/* the signals stay blocked: run_cmd() restores the mask for CMD */
-	engine_free(e);
+	if (r == EXIT_FOUND && engine_target(run.engine, 0))
+		strscpy(node, engine_target(run.engine, 0)->node, NODE_MAX);
+	/* the signals stay blocked: run_cmd() restores the mask for CMD;
+	 * /dev/kmsg stays open for what CMD's start has to say */
+	engine_free(run.engine);
 	return r;
 }
 
@@ -177,9 +158,8 @@ int consolewait_main(int argc, char **argv)
 	char **cmd = NULL;
 	int r, i;
 
-	startup_fds();
-	startup_signals();
-	/* everything after "--" is CMD: hide it from getopt */
+	/* everything after "--" is CMD: hide it from getopt (nothing but
+	 * the log before run_start()) */
 	for (i = 1; i < argc; i++) {
 		if (streq(argv[i], "--")) {
 			cmd = argv + i + 1;
@@ -190,7 +170,7 @@ int consolewait_main(int argc, char **argv)
 	}
 	log_set_program("consolewait");
 	if (cmd && !cmd[0])
-		return cli_usage_error("--: no command after it");
+		return usage_error("--: no command after it");
 	r = wait_console(argc, argv, node, spec, &bad_input);
 	if (r < 0)
 		return EXIT_FOUND;
@@ -202,12 +182,8 @@ int consolewait_main(int argc, char **argv)
 		log_close_kmsg();
 		return r;
 	}
-	if (r == EXIT_FOUND && node[0]) {
-		char line[NODE_MAX + 1];
-		int n = snprintf(line, sizeof(line), "%s\n", node);
-
-		r = cli_write_result(line, (size_t)n);
-	}
+	if (r == EXIT_FOUND && node[0])
+		r = result_print_node(node);
 	log_close_kmsg();
 	return r;
 }

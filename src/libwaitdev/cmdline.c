@@ -16,18 +16,6 @@
 #include "log.h"
 #include "util.h"
 
-static void set_err(char *err, unsigned errsize, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, unsigned errsize, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	error_vformat(err, errsize, fmt, ap);
-	va_end(ap);
-}
-
 void cmdline_config_init(struct wait_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -113,22 +101,18 @@ static int parse_seconds_key(const char *key, const char *val, uint64_t *ms, cha
 	uint64_t v;
 	int r;
 
-	if (!val || !*val) {
-		set_err(err, errsize, "%s: needs a number of seconds", key);
-		return -EINVAL;
-	}
+	if (!val || !*val)
+		return parse_error(err, errsize, "%s: needs a number of seconds", key);
 	if (streq(val, "forever")) {
 		*ms = DEADLINE_FOREVER;
 		return 0;
 	}
 	/* a bad value leaves @ms alone: a tolerant parse goes on */
 	r = parse_seconds_ms(val, &v);
-	if (r < 0) {
-		set_err(err, errsize, "%s=%s: %s", key, val,
-			r == -ERANGE ? "number of seconds out of range"
-				     : "not a number of seconds");
-		return -EINVAL;
-	}
+	if (r < 0)
+		return parse_error(err, errsize, "%s=%s: %s", key, val,
+				   r == -ERANGE ? "number of seconds out of range"
+						: "not a number of seconds");
 	*ms = v;
 	return 0;
 }
@@ -142,8 +126,7 @@ static int parse_bool_key(const char *key, const char *val, bool *out, char *err
 	} else if (streq(val, "0") || streq(val, "n") || streq(val, "N")) {
 		*out = false;
 	} else {
-		set_err(err, errsize, "%s=%s: expected 0 or 1", key, val);
-		return -EINVAL;
+		return parse_error(err, errsize, "%s=%s: expected 0 or 1", key, val);
 	}
 	return 0;
 }
@@ -154,16 +137,14 @@ static int parse_ms_key(const char *key, const char *val, uint64_t *ms, char *er
 	uint64_t v;
 	int r;
 
-	if (!val || !*val) {
-		set_err(err, errsize, "%s: needs a number of milliseconds", key);
-		return -EINVAL;
-	}
+	if (!val || !*val)
+		return parse_error(err, errsize, "%s: needs a number of milliseconds",
+				   key);
 	/* a bad value leaves @ms alone: a tolerant parse goes on */
 	r = parse_u64(val, &v);
-	if (r < 0 || v > 366ULL * 24 * 3600 * 1000) {
-		set_err(err, errsize, "%s=%s: not a number of milliseconds", key, val);
-		return -EINVAL;
-	}
+	if (r < 0 || v > 366ULL * 24 * 3600 * 1000)
+		return parse_error(err, errsize, "%s=%s: not a number of milliseconds",
+				   key, val);
 	*ms = v;
 	return 0;
 }
@@ -207,15 +188,13 @@ static int problem(struct parse_state *st, const char *outcome, const char *msg)
 {
 	struct wait_config *cfg = st->cfg;
 
-	if (cfg->strict) {
-		set_err(st->err, st->errsize, "%s", msg);
-		return -EINVAL;
-	}
+	if (cfg->strict)
+		return parse_error(st->err, st->errsize, "%s", msg);
 	if (!cfg->n_problems)
-		set_err(st->first_problem, sizeof(st->first_problem), "%s", msg);
+		parse_error(st->first_problem, sizeof(st->first_problem), "%s", msg);
 	if (cfg->n_problems < CMDLINE_PROBLEMS_MAX)
-		set_err(cfg->problems[cfg->n_problems], CMDLINE_PROBLEM_LEN, "%s; %s",
-			msg, outcome);
+		parse_error(cfg->problems[cfg->n_problems], CMDLINE_PROBLEM_LEN, "%s; %s",
+			    msg, outcome);
 	cfg->n_problems++;
 	return 0;
 }
@@ -311,27 +290,20 @@ int cmdline_parse_net_list(const char *key, const char *val, struct wait_config 
 	cfg->n_net = 0;
 	if (!*val)
 		return 0; /* "waitdev.net=" turns the wait off */
-	if (!strscpy(buf, val, sizeof(buf))) {
-		set_err(err, errsize, "%s: value too long", key);
-		return -EINVAL;
-	}
+	if (!strscpy(buf, val, sizeof(buf)))
+		return parse_error(err, errsize, "%s: value too long", key);
 	/* ',' separates specs, but MAC addresses never contain one */
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cfg->n_net == CMDLINE_NET_MAX) {
-			set_err(err, errsize, "%s: more than %d interfaces", key,
-				CMDLINE_NET_MAX);
-			return -EINVAL;
-		}
+		if (cfg->n_net == CMDLINE_NET_MAX)
+			return parse_error(err, errsize, "%s: more than %d interfaces",
+					   key, CMDLINE_NET_MAX);
 		if (spec_parse_net(tok, &cfg->net[cfg->n_net], serr, sizeof(serr)) < 0) {
-			set_err(err, errsize, "%s=%s: %s", key, val, serr);
-			return -EINVAL;
+			return parse_error(err, errsize, "%s=%s: %s", key, val, serr);
 		}
 		cfg->n_net++;
 	}
-	if (cfg->n_net == 0) {
-		set_err(err, errsize, "%s=%s: no interface named", key, val);
-		return -EINVAL;
-	}
+	if (cfg->n_net == 0)
+		return parse_error(err, errsize, "%s=%s: no interface named", key, val);
 	return 0;
 }
 
@@ -371,13 +343,10 @@ static int parse_waitdev_key(const char *key, const char *val, struct parse_stat
 		cfg->has_timeout = true;
 		return 0;
 	}
-	if (!key_eq(sub, "root") && !key_eq(sub, "console") && !key_eq(sub, "net")) {
-		set_err(msg, msgsize, "%s: unknown waitdev key", key);
-		return -EINVAL;
-	}
+	if (!key_eq(sub, "root") && !key_eq(sub, "console") && !key_eq(sub, "net"))
+		return parse_error(msg, msgsize, "%s: unknown waitdev key", key);
 	if (!val) {
-		set_err(msg, msgsize, "%s: needs a value (%s=SPEC)", key, key);
-		return -EINVAL;
+		return parse_error(msg, msgsize, "%s: needs a value (%s=SPEC)", key, key);
 	}
 	if (key_eq(sub, "net"))
 		return parse_net_key(key, val, st, msg, msgsize);
@@ -424,10 +393,8 @@ static int parse_console_key(const char *val, struct parse_state *st, char *msg,
 	int r;
 
 	/* __setup("console=", ...) does not take a bare "console" */
-	if (!val) {
-		set_err(msg, msgsize, "console: needs a value (console=NAME)");
-		return -EINVAL;
-	}
+	if (!val)
+		return parse_error(msg, msgsize, "console: needs a value (console=NAME)");
 	/* console_setup(): "" and "null" mean ttynull, "brl," a braille
 	 * console; neither is a tty /dev/console can become */
 	if (!*val || streq(val, "null") || strncmp(val, "ttynull", 7) == 0 ||
@@ -437,15 +404,13 @@ static int parse_console_key(const char *val, struct parse_state *st, char *msg,
 				 "console=%s", *val ? val : "null");
 		return 0;
 	}
-	if (!kernel_console_decode(val, decoded, sizeof(decoded), &odd)) {
-		set_err(msg, msgsize, "console=%s: value too long", val);
-		return -EINVAL;
-	}
+	if (!kernel_console_decode(val, decoded, sizeof(decoded), &odd))
+		return parse_error(msg, msgsize, "console=%s: value too long", val);
 	if (odd) {
 		char note[CMDLINE_PROBLEM_LEN];
 
-		set_err(note, sizeof(note), "console=%s: the kernel reads %.*s", val,
-			(int)strcspn(decoded, ","), decoded);
+		parse_error(note, sizeof(note), "console=%s: the kernel reads %.*s", val,
+			    (int)strcspn(decoded, ","), decoded);
 		r = problem(st, "so does waitdev", note);
 		if (r < 0)
 			return r;
@@ -454,7 +419,7 @@ static int parse_console_key(const char *val, struct parse_state *st, char *msg,
 		char note[CMDLINE_PROBLEM_LEN];
 
 		/* the last console= decides; a bad one fails the wait */
-		set_err(note, sizeof(note), "console=%s: %s", val, serr);
+		parse_error(note, sizeof(note), "console=%s: %s", val, serr);
 		st->has_console = st->console_bad = true;
 		return problem(
 			st, "the console wait fails unless a later console= names a tty",
@@ -491,13 +456,13 @@ static int parse_rootwait_key(const char *val, struct parse_state *st)
 	} else if (kernel_kstrtoint0(val, &sec) && sec <= INT32_MAX / 1000) {
 		st->rootwait_ms = sec * 1000;
 		st->has_rootwait_ms = true;
-		set_err(note, sizeof(note), "rootwait=%s: the kernel reads %llu s", val,
-			(unsigned long long)sec);
+		parse_error(note, sizeof(note), "rootwait=%s: the kernel reads %llu s",
+			    val, (unsigned long long)sec);
 		return problem(st, "so does waitdev", note);
 	}
 	st->rootwait_forever = true;
-	set_err(note, sizeof(note), "rootwait=%s: the kernel ignores an invalid value",
-		val);
+	parse_error(note, sizeof(note),
+		    "rootwait=%s: the kernel ignores an invalid value", val);
 	return problem(st, "waiting for the root forever, as it does", note);
 }
 
@@ -516,8 +481,8 @@ static int parse_rootdelay_key(const char *val, struct parse_state *st)
 		return 0;
 	sec = kernel_simple_strtoul0(val);
 	st->rootdelay_ms = sec > 366ULL * 24 * 3600 ? DEADLINE_FOREVER : sec * 1000;
-	set_err(note, sizeof(note), "rootdelay=%s: the kernel reads %llu s", val,
-		(unsigned long long)sec);
+	parse_error(note, sizeof(note), "rootdelay=%s: the kernel reads %llu s", val,
+		    (unsigned long long)sec);
 	return problem(st, "so does waitdev", note);
 }
 
@@ -538,10 +503,9 @@ static int parse_param(const char *key, const char *val, struct parse_state *st,
 		st->cfg->off = !on;
 	} else if (key_eq(key, "root")) {
 		/* __setup("root=", ...): a bare "root" is not the kernel's */
-		if (!val) {
-			set_err(msg, msgsize, "root: needs a value (root=DEVICE)");
-			return -EINVAL;
-		}
+		if (!val)
+			return parse_error(msg, msgsize,
+					   "root: needs a value (root=DEVICE)");
 		st->root = val;
 	} else if (key_eq(key, "rootwait")) {
 		return parse_rootwait_key(val, st);
@@ -550,13 +514,11 @@ static int parse_param(const char *key, const char *val, struct parse_state *st,
 	} else if (key_eq(key, "console")) {
 		return parse_console_key(val, st, msg, msgsize);
 	} else if (key_eq(key, "consolewait")) {
-		if (val) {
-			set_err(msg, msgsize,
-				"consolewait=%s: takes no value (use "
-				"consoledelay=MS)",
-				val);
-			return -EINVAL;
-		}
+		if (val)
+			return parse_error(msg, msgsize,
+					   "consolewait=%s: takes no value (use "
+					   "consoledelay=MS)",
+					   val);
 		st->consolewait = true;
 	} else if (key_eq(key, "consoledelay")) {
 		if (parse_ms_key(key, val, &st->consoledelay_ms, msg, msgsize) < 0)
@@ -583,7 +545,7 @@ static int apply_specs(struct parse_state *st)
 		if (spec_parse_block(val, &cfg->root, serr, sizeof(serr)) < 0) {
 			memset(&cfg->root, 0, sizeof(cfg->root));
 			cfg->root_invalid = true;
-			set_err(msg, sizeof(msg), "%s=%s: %s", key, val, serr);
+			parse_error(msg, sizeof(msg), "%s=%s: %s", key, val, serr);
 			if (problem(st, "the root wait fails", msg) < 0)
 				return -EINVAL;
 		} else {
@@ -602,8 +564,8 @@ static int apply_specs(struct parse_state *st)
 				       sizeof(serr)) < 0) {
 			memset(&cfg->console, 0, sizeof(cfg->console));
 			cfg->console_invalid = true;
-			set_err(msg, sizeof(msg), "waitdev.console=%s: %s",
-				st->waitdev_console, serr);
+			parse_error(msg, sizeof(msg), "waitdev.console=%s: %s",
+				    st->waitdev_console, serr);
 			return problem(st, "the console wait fails", msg);
 		}
 		cfg->has_console = true;
@@ -646,13 +608,12 @@ int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned
 	size_t len = strlen(text);
 	int r;
 
-	if (len > CMDLINE_MAX) {
-		set_err(err, errsize, "command line longer than %d bytes", CMDLINE_MAX);
-		return -EINVAL;
-	}
+	if (len > CMDLINE_MAX)
+		return parse_error(err, errsize, "command line longer than %d bytes",
+				   CMDLINE_MAX);
 	buf = strdup(text);
 	if (!buf) {
-		set_err(err, errsize, "out of memory");
+		parse_error(err, errsize, "out of memory");
 		return -ENOMEM;
 	}
 	args = buf;
@@ -670,10 +631,8 @@ int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned
 	if (apply_specs(&st) < 0)
 		return -EINVAL;
 	apply_deadlines(cfg, &st);
-	if (st.strict_key && cfg->n_problems) {
-		set_err(err, errsize, "%s", st.first_problem);
-		return -EINVAL;
-	}
+	if (st.strict_key && cfg->n_problems)
+		return parse_error(err, errsize, "%s", st.first_problem);
 	return 0;
 }
 
@@ -687,21 +646,19 @@ int cmdline_parse_file(const char *path, struct wait_config *cfg, char *err,
 		path = "/proc/cmdline";
 	buf = malloc(CMDLINE_MAX + 2);
 	if (!buf) {
-		set_err(err, errsize, "out of memory");
+		parse_error(err, errsize, "out of memory");
 		return -ENOMEM;
 	}
 	n = read_file_at(AT_FDCWD, path, buf, CMDLINE_MAX + 2);
 	if (n < 0) {
-		set_err(err, errsize, "%s: %s", path, strerror((int)-n));
+		parse_error(err, errsize, "%s: %s", path, strerror((int)-n));
 		return (int)n;
 	}
-	if (n > CMDLINE_MAX) {
-		set_err(err, errsize, "%s: longer than %d bytes", path, CMDLINE_MAX);
-		return -EINVAL;
-	}
+	if (n > CMDLINE_MAX)
+		return parse_error(err, errsize, "%s: longer than %d bytes", path,
+				   CMDLINE_MAX);
 	if (memchr(buf, '\0', (size_t)n)) {
-		set_err(err, errsize, "%s: contains a NUL byte", path);
-		return -EINVAL;
+		return parse_error(err, errsize, "%s: contains a NUL byte", path);
 	}
 	return cmdline_parse(buf, cfg, err, errsize);
 }

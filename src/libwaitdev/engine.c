@@ -14,7 +14,6 @@
 #include "devclass.h"
 #include "engine.h"
 #include "log.h"
-#include "out.h"
 #include "probe.h"
 #include "prober.h"
 #include "rtnl.h"
@@ -770,8 +769,7 @@ int engine_run(struct engine *e)
 {
 	int r;
 
-	/* the result may wait for room on stdout until then, not longer */
-	out_set_deadline(targets_start(&e->targets, now_ms()));
+	targets_start(&e->targets, now_ms());
 	r = engine_setup(e);
 	if (r < 0)
 		return r;

@@ -33,6 +33,9 @@ void log_set_sink(void (*fn)(void *ctx, enum log_level level, const char *line),
 
 /* stderr lines out_write() gave up on, not yet said */
 static unsigned long log_dropped;
+/* a stderr write gave up: the next ones do not wait (a stuck console
+ * costs OUT_GRACE_MS once, not per line); libkmod's worker logs too */
+static bool log_stuck;
 
 void log_set_program(const char *name)
 {
@@ -93,7 +96,8 @@ static void log_stderr(const char *line, int n)
 {
 	unsigned long lost = __atomic_exchange_n(&log_dropped, 0, __ATOMIC_RELAXED);
 	char buf[1200];
-	int len = 0;
+	bool stuck;
+	int len = 0, r;
 
 	if (lost)
 		len = snprintf(buf, sizeof(buf),
@@ -106,7 +110,12 @@ static void log_stderr(const char *line, int n)
 		len = sizeof(buf) - 1;
 		buf[len - 1] = '\n';
 	}
-	if (out_write(STDERR_FILENO, buf, (size_t)len, true) < 0)
+	stuck = __atomic_load_n(&log_stuck, __ATOMIC_RELAXED);
+	r = out_write(STDERR_FILENO, buf, (size_t)len,
+		      now_ms() + (stuck ? 0 : OUT_GRACE_MS));
+	if (r == 0 || r == -EAGAIN)
+		__atomic_store_n(&log_stuck, r == -EAGAIN, __ATOMIC_RELAXED);
+	if (r < 0)
 		__atomic_add_fetch(&log_dropped, lost + 1, __ATOMIC_RELAXED);
 }
 

@@ -26,27 +26,20 @@ int rtnl_open(struct rtnl **out)
 		.nl_groups = RTMGRP_LINK,
 	};
 	int size = 1024 * 1024;
-	struct rtnl *rt;
-
-	rt = calloc(1, sizeof(*rt));
-	if (!rt)
-		return -ENOMEM;
-	rt->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			NETLINK_ROUTE);
-	if (rt->fd < 0)
-		goto fail;
-	if (setsockopt(rt->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(rt->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (bind(rt->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		goto fail;
-	*out = rt;
-	return 0;
-fail : {
-	int r = -errno;
 
-	rtnl_free(rt);
-	return r;
-}
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return rtnl_open_fd(out, fd);
 }
 
 int rtnl_open_fd(struct rtnl **out, int fd)
@@ -64,10 +57,10 @@ int rtnl_open_fd(struct rtnl **out, int fd)
 
 void rtnl_free(struct rtnl *rt)
 {
+	/* rtnl_open_fd() is the only maker: the descriptor is valid */
 	if (!rt)
 		return;
-	if (rt->fd >= 0)
-		close(rt->fd);
+	close(rt->fd);
 	free(rt);
 }
 

@@ -274,6 +274,25 @@ static bool console_name_is_tty(const char *name)
 	return false;
 }
 
+/*
+ * What a console or interface spec is checked for first: not empty, not
+ * too long, no blank or control character; @text is copied in. @kind
+ * names the spec in the errors.
+ */
+static int spec_start(struct spec *spec, const char *text, const char *kind, char *err,
+		      unsigned errsize)
+{
+	memset(spec, 0, sizeof(*spec));
+	if (!text || !*text)
+		return spec_fail(err, errsize, "empty %s spec", kind);
+	if (!strscpy(spec->text, text, sizeof(spec->text)))
+		return spec_fail(err, errsize, "%s spec too long", kind);
+	if (has_blank(text))
+		return spec_fail(err, errsize,
+				 "%s spec contains blanks or control characters", kind);
+	return 0;
+}
+
 int spec_parse_console(const char *text, struct spec *spec, char *err, unsigned errsize)
 {
 	const char *name = text;
@@ -281,15 +300,8 @@ int spec_parse_console(const char *text, struct spec *spec, char *err, unsigned 
 	size_t n, i;
 	bool digit = false;
 
-	memset(spec, 0, sizeof(*spec));
-	if (!text || !*text)
-		return spec_fail(err, errsize, "empty console spec");
-	if (!strscpy(spec->text, text, sizeof(spec->text)))
-		return spec_fail(err, errsize, "console spec too long");
-	if (has_blank(text))
-		return spec_fail(err, errsize,
-				 "console spec contains blanks or control "
-				 "characters");
+	if (spec_start(spec, text, "console", err, errsize) < 0)
+		return -EINVAL;
 	if (strncmp(name, "/dev/", 5) == 0)
 		name += 5;
 	n = strcspn(name, ",");
@@ -347,15 +359,8 @@ int spec_parse_net(const char *text, struct spec *spec, char *err, unsigned errs
 	char body[SPEC_VALUE_MAX];
 	char *colon;
 
-	memset(spec, 0, sizeof(*spec));
-	if (!text || !*text)
-		return spec_fail(err, errsize, "empty interface spec");
-	if (!strscpy(spec->text, text, sizeof(spec->text)))
-		return spec_fail(err, errsize, "interface spec too long");
-	if (has_blank(text))
-		return spec_fail(err, errsize,
-				 "interface spec contains blanks or "
-				 "control characters");
+	if (spec_start(spec, text, "interface", err, errsize) < 0)
+		return -EINVAL;
 	strscpy(body, text, sizeof(body));
 
 	colon = strrchr(body, ':');

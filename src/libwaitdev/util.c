@@ -218,6 +218,16 @@ void error_vformat(char *err, size_t size, const char *fmt, va_list ap)
 	escape_controls(raw, err, size);
 }
 
+int parse_error(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_vformat(err, size, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 int fd_above_stdio(int fd)
 {
 	int hi;

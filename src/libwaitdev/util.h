@@ -92,6 +92,11 @@ bool escape_name(const char *in, char *out, size_t size);
 void error_vformat(char *err, size_t size, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
+/* error_vformat() with the arguments here; returns -EINVAL, what the
+ * parsers return with the message. */
+int parse_error(char *err, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * Whether -errno @r says this process or the system ran out of something
  * (descriptors, memory) rather than anything about the file: then what

@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "frontends.h"
 #include "log.h"
-#include "startup.h"
+#include "options.h"
+#include "result.h"
+#include "run.h"
 #include "util.h"
 
 static void usage(void)
@@ -72,16 +73,15 @@ static int specs_option(void *ctx, int opt, const char *arg)
 	struct specs *s = ctx;
 
 	switch (opt) {
-	case CLI_OPT_ROOT:
+	case OPT_ROOT:
 		s->root = arg;
 		return 1;
-	case CLI_OPT_CONSOLE:
+	case OPT_CONSOLE:
 		s->console = arg;
 		return 1;
-	case CLI_OPT_NET:
+	case OPT_NET:
 		if (s->n_net == CMDLINE_NET_MAX)
-			return -cli_usage_error("--net: more than %d given",
-						CMDLINE_NET_MAX);
+			return -usage_error("--net: more than %d given", CMDLINE_NET_MAX);
 		s->net[s->n_net++] = arg;
 		return 1;
 	}
@@ -101,16 +101,10 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 	cfg->root_invalid = cfg->console_invalid = false;
 	cfg->n_net = 0;
 	cfg->n_skipped = 0;
-	if (s->root) {
-		if (spec_parse_block(s->root, &cfg->root, err, sizeof(err)) < 0)
-			return cli_usage_error("--root %s: %s", s->root, err);
-		cfg->has_root = true;
-	}
-	if (s->console) {
-		if (spec_parse_console(s->console, &cfg->console, err, sizeof(err)) < 0)
-			return cli_usage_error("--console %s: %s", s->console, err);
-		cfg->has_console = true;
-	}
+	if (s->root && options_set_spec(cfg, ROLE_ROOT, "--root", s->root))
+		return EXIT_USAGE;
+	if (s->console && options_set_spec(cfg, ROLE_CONSOLE, "--console", s->console))
+		return EXIT_USAGE;
 	for (i = 0; i < s->n_net; i++) {
 		struct wait_config one;
 
@@ -118,72 +112,38 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 		/* the same list grammar as waitdev.net= */
 		r = cmdline_parse_net_list("--net", s->net[i], &one, err, sizeof(err));
 		if (r < 0)
-			return cli_usage_error("%s", err);
+			return usage_error("%s", err);
 		if (cfg->n_net + one.n_net > CMDLINE_NET_MAX)
-			return cli_usage_error("--net: more than %d interfaces",
-					       CMDLINE_NET_MAX);
+			return usage_error("--net: more than %d interfaces",
+					   CMDLINE_NET_MAX);
 		memcpy(&cfg->net[cfg->n_net], one.net, one.n_net * sizeof(one.net[0]));
 		cfg->n_net += one.n_net;
 	}
 	return 0;
 }
 
-/* The result, formatted in memory and written without blocking past the
- * deadline (out.h). Returns 0 or EXIT_SYSTEM. */
-static int print_result(enum report_format fmt, const struct engine *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int r;
-
-	if (!f) {
-		log_err("%s", strerror(errno));
-		return EXIT_SYSTEM;
-	}
-	r = report_result(f, fmt, e);
-	if (fclose(f) != 0 || r < 0) {
-		log_err("cannot format the result: %s", strerror(ENOMEM));
-		free(buf);
-		return EXIT_SYSTEM;
-	}
-	r = cli_write_result(buf, len);
-	free(buf);
-	return r;
-}
-
 int waitdev_main(int argc, char **argv)
 {
 	struct specs specs = { 0 };
-	struct cli_program program = {
+	struct program_syntax program = {
 		.name = "waitdev",
 		.usage = usage,
 		.option = specs_option,
 		.ctx = &specs,
 	};
-	struct wait_config cfg;
-	struct engine *e = NULL;
-	const char *none;
 	uint64_t done_ns;
-	struct cli c;
+	struct run run;
 	int r;
 
-	startup_fds();
-	startup_signals();
-	cli_init(&c, "waitdev");
-	r = cli_parse(&c, argc, argv, &program, &none);
+	r = run_start(&run, argc, argv, &program);
 	if (r)
 		return r < 0 ? EXIT_FOUND : r;
-	r = cli_load_config(&c, &cfg);
+	r = apply_specs(&specs, &run.cfg);
 	if (r)
 		return r;
-	r = apply_specs(&specs, &cfg);
-	if (r)
-		return r;
-	cli_apply_timeout(&c, &cfg);
-	r = cli_run(&c, &cfg, CLI_ROLE_ROOT | CLI_ROLE_CONSOLE | CLI_ROLE_NET, &e);
+	r = run_wait(&run, ROLE_ROOT | ROLE_CONSOLE | ROLE_NET);
 	if (r == EXIT_FOUND || r == EXIT_TIMEOUT) {
-		int w = print_result(c.format, e);
+		int w = result_print(run.opts.format, run.engine);
 
 		if (w)
 			r = w;
@@ -193,7 +153,6 @@ int waitdev_main(int argc, char **argv)
 	log_debug("done at %llu.%03llu ms (CLOCK_MONOTONIC)",
 		  (unsigned long long)(done_ns / 1000000),
 		  (unsigned long long)(done_ns / 1000 % 1000));
-	engine_free(e);
-	log_close_kmsg();
+	run_end(&run);
 	return r;
 }

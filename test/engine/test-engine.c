@@ -28,6 +28,7 @@
 #include "log.h"
 #include "probe.h"
 #include "report.h"
+#include "result.h"
 #include "test.h"
 #include "util.h"
 
@@ -111,36 +112,85 @@ static void add_net_target(struct engine *e, const char *spec_text, uint64_t tim
 	}
 }
 
+/*
+ * Forks; the child runs @fn(@arg) and exits with what it returns, so a
+ * crash or a failed check in it is the parent's to judge, not the end of
+ * the test program. Before it exits, the child closes every descriptor
+ * above 2: they are copies of the parent's (the engine's, the feed),
+ * which valgrind --track-fds would count as the child's leaks. Returns
+ * the child's pid.
+ */
+static pid_t spawn(int (*fn)(void *arg), void *arg)
+{
+	pid_t pid;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(99);
+	}
+	if (pid == 0) {
+		int status = fn(arg);
+		long fd, max = sysconf(_SC_OPEN_MAX);
+
+		fflush(stderr);
+		for (fd = 3; fd < max; fd++)
+			close((int)fd);
+		_exit(status);
+	}
+	return pid;
+}
+
+/* spawn() and wait: the child's wait status. */
+static int in_child(int (*fn)(void *arg), void *arg)
+{
+	pid_t pid = spawn(fn, arg);
+	int st;
+
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+/* Whether a wait status is "exited with @code". */
+static bool exited(int st, int code)
+{
+	return WIFEXITED(st) && WEXITSTATUS(st) == code;
+}
+
 static void run_end(struct run *r)
 {
 	if (r->child > 0) {
 		int st;
 
 		waitpid(r->child, &st, 0);
-		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "helper child "
-								 "failed");
+		CHECK_MSG(exited(st, 0), "helper child failed");
 	}
 	engine_free(r->e);
 	fakesys_cleanup(&r->fs);
 }
 
+struct later {
+	struct run *run;
+	unsigned delay_ms;
+	void (*fn)(struct fakesys *fs);
+};
+
+static int run_later(void *arg)
+{
+	const struct later *l = arg;
+
+	usleep(l->delay_ms * 1000);
+	l->fn(&l->run->fs);
+	return 0;
+}
+
 /* Runs @fn in a child after @delay_ms: a device "arriving late". */
 static void later(struct run *r, unsigned delay_ms, void (*fn)(struct fakesys *fs))
 {
-	r->child = fork();
-	if (r->child < 0) {
-		perror("fork");
-		exit(99);
-	}
-	if (r->child == 0) {
-		usleep(delay_ms * 1000);
-		fn(&r->fs);
-		/* the feed is the parent's to close; a copy left open here
-		 * is a descriptor leak to valgrind --track-fds */
-		close(r->fs.feed[0]);
-		close(r->fs.feed[1]);
-		_exit(0);
-	}
+	struct later l = { r, delay_ms, fn };
+
+	r->child = spawn(run_later, &l);
 }
 
 static const struct target *target0(const struct run *r)
@@ -402,43 +452,36 @@ static void send_to_kernel(void *ctx)
 	close(fd);
 }
 
+static int forged_rebroadcast(void *arg)
+{
+	struct run r;
+	struct engine_stats s;
+
+	(void)arg;
+	/* the re-broadcast reaches the sender's namespace only */
+	if (unshare(CLONE_NEWNET) < 0) {
+		perror("unshare(CLONE_NEWNET)");
+		return 99;
+	}
+	run_begin(&r, true);
+	fakesys_add_block(&r.fs, "sdq", 8, 224, 4096, NULL, false);
+	add_block_target(engine_for(&r, true, 0, send_to_kernel, NULL), "/dev/sdq", 500);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	s = engine_stats(r.e);
+	CHECK_MSG(
+		s.source.forged >= 1,
+		"the re-broadcast uevent was not counted as forged (%llu forged, %llu accepted)",
+		(unsigned long long)s.source.forged,
+		(unsigned long long)s.source.accepted);
+	run_end(&r);
+	return test_failures ? 1 : 0;
+}
+
 static void test_forged_rebroadcast(void)
 {
-	pid_t pid;
-	int st;
+	int st = in_child(forged_rebroadcast, NULL);
 
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		perror("fork");
-		exit(99);
-	}
-	if (pid == 0) {
-		struct run r;
-		struct engine_stats s;
-
-		/* the re-broadcast reaches the sender's namespace only */
-		if (unshare(CLONE_NEWNET) < 0) {
-			perror("unshare(CLONE_NEWNET)");
-			_exit(99);
-		}
-		run_begin(&r, true);
-		fakesys_add_block(&r.fs, "sdq", 8, 224, 4096, NULL, false);
-		add_block_target(engine_for(&r, true, 0, send_to_kernel, NULL),
-				 "/dev/sdq", 500);
-		CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
-		s = engine_stats(r.e);
-		CHECK_MSG(s.source.forged >= 1,
-			  "the re-broadcast uevent was not counted as forged "
-			  "(%llu forged, %llu accepted)",
-			  (unsigned long long)s.source.forged,
-			  (unsigned long long)s.source.accepted);
-		run_end(&r);
-		fflush(stderr);
-		_exit(test_failures ? 1 : 0);
-	}
-	waitpid(pid, &st, 0);
-	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	CHECK_MSG(exited(st, 0),
 		  "the re-broadcast forgery was believed (child status %d)", st);
 }
 
@@ -724,35 +767,40 @@ static void send_uevent(struct fakesys *fs, const char *action, const char *subs
  * a failed check, not the end of the test program. Returns whether the
  * child exited 0.
  */
+struct diagnosis {
+	const struct engine *e;
+	int fd;
+};
+
+static int diagnose(void *arg)
+{
+	const struct diagnosis *d = arg;
+
+	dup2(d->fd, STDERR_FILENO);
+	report_diagnosis(d->e);
+	return 0;
+}
+
 static bool diagnosis_text(const struct engine *e, char *text, size_t size)
 {
 	char path[] = "/tmp/waitdev-diag-XXXXXX";
-	int fd = mkstemp(path), st;
+	struct diagnosis d = { e, mkstemp(path) };
 	ssize_t n;
-	pid_t pid;
+	int st;
 
-	if (fd < 0) {
+	if (d.fd < 0) {
 		perror("mkstemp");
 		exit(99);
 	}
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		dup2(fd, STDERR_FILENO);
-		report_diagnosis(e);
-		fflush(stderr);
-		_exit(0);
-	}
-	waitpid(pid, &st, 0);
-	n = pread(fd, text, size - 1, 0);
+	st = in_child(diagnose, &d);
+	n = pread(d.fd, text, size - 1, 0);
 	text[n > 0 ? n : 0] = '\0';
-	close(fd);
+	close(d.fd);
 	unlink(path);
-	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		  "report_diagnosis() died (%s %d); it wrote:\n%s",
+	CHECK_MSG(exited(st, 0), "report_diagnosis() died (%s %d); it wrote:\n%s",
 		  WIFSIGNALED(st) ? "signal" : "status",
 		  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), text);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	return exited(st, 0);
 }
 
 /* The longest line of @text (without its newline). */
@@ -833,8 +881,8 @@ static void test_long_tty_name(void)
 	run_end(&r);
 }
 
-/* report_result() in @fmt into @buf. */
-static void result_text(const struct engine *e, enum report_format fmt, char *buf,
+/* result_fprint() in @fmt into @buf. */
+static void result_text(const struct engine *e, enum result_format fmt, char *buf,
 			size_t size)
 {
 	FILE *f = fmemopen(buf, size, "w");
@@ -843,7 +891,7 @@ static void result_text(const struct engine *e, enum report_format fmt, char *bu
 		perror("fmemopen");
 		exit(99);
 	}
-	CHECK_INT(report_result(f, fmt, e), 0);
+	CHECK_INT(result_fprint(f, fmt, e), 0);
 	fclose(f);
 	buf[size - 1] = '\0';
 }
@@ -928,7 +976,7 @@ static void test_output_names(void)
 	add_net_target(r.e, "caf*", 2000);
 	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
 
-	result_text(r.e, REPORT_PLAIN, text, sizeof(text));
+	result_text(r.e, RESULT_PLAIN, text, sizeof(text));
 	CHECK_MSG(text_is_clean(text), "plain output:\n%s", text);
 	CHECK_MSG(strstr(text, "root /dev/sdq\\x0aroot "
 			       "/dev/forged\\x1b[2J'$(id)"
@@ -947,7 +995,7 @@ static void test_output_names(void)
 		CHECK_INT(lines, 3);
 	}
 
-	result_text(r.e, REPORT_JSON, text, sizeof(text));
+	result_text(r.e, RESULT_JSON, text, sizeof(text));
 	CHECK_MSG(text_is_clean(text), "JSON output:\n%s", text);
 	CHECK_MSG(strstr(text, "\"device\":\"/dev/sdq\\u000aroot /dev/forged"
 			       "\\u001b[2J'$(id)\\\\x0a\""),
@@ -958,7 +1006,7 @@ static void test_output_names(void)
 	CHECK_MSG(longest_run(text, 'l') == 600, "JSON output: the long name "
 						 "is not whole");
 
-	result_text(r.e, REPORT_SHELL, text, sizeof(text));
+	result_text(r.e, RESULT_SHELL, text, sizeof(text));
 	snprintf(want, sizeof(want), "/dev/%s", evil);
 	shell_value(text, "WAITDEV_ROOT", val, sizeof(val));
 	CHECK_MSG(streq(val, want), "WAITDEV_ROOT is \"%s\" from:\n%s", val, text);
@@ -1026,14 +1074,14 @@ static void test_renamed(void)
 		CHECK_INT(engine_target(r.e, 2)->state, TARGET_EXPIRED);
 		CHECK_INT(engine_target(r.e, 2)->lost, 1);
 
-		result_text(r.e, REPORT_PLAIN, text, sizeof(text));
+		result_text(r.e, RESULT_PLAIN, text, sizeof(text));
 		CHECK_MSG(streq(text, "net enp0s3\nnet enp0s3\n"), "plain output:\n%s",
 			  text);
-		result_text(r.e, REPORT_JSON, text, sizeof(text));
+		result_text(r.e, RESULT_JSON, text, sizeof(text));
 		CHECK_MSG(strstr(text, "\"device\":\"enp0s3\"") &&
 				  !strstr(text, "\"device\":\"eth0\""),
 			  "JSON output:\n%s", text);
-		result_text(r.e, REPORT_SHELL, text, sizeof(text));
+		result_text(r.e, RESULT_SHELL, text, sizeof(text));
 		shell_value(text, "WAITDEV_NET", val, sizeof(val));
 		CHECK_STR(val, "enp0s3 enp0s3");
 		run_end(&r);
@@ -1264,38 +1312,31 @@ static int run_with_spare_fds(int spare)
 	return result;
 }
 
+/* run_with_spare_fds() in a child: 0 found, 1 EMFILE, 2 anything else. */
+static int found_with_spare_fds(void *arg)
+{
+	int spare = *(const int *)arg;
+	int result = run_with_spare_fds(spare);
+
+	if (result == ENGINE_FOUND)
+		return 0;
+	if (result == -EMFILE)
+		return 1;
+	fprintf(stderr, "%d spare descriptors: engine_run() = %d\n", spare, result);
+	return 2;
+}
+
 static void test_out_of_fds(void)
 {
 	int spare;
 
 	for (spare = 0; spare <= 12; spare++) {
-		pid_t pid;
-		int st;
+		int st = in_child(found_with_spare_fds, &spare);
 
-		fflush(stderr);
-		pid = fork();
-		if (pid < 0) {
-			perror("fork");
-			exit(99);
-		}
-		if (pid == 0) {
-			int result = run_with_spare_fds(spare);
-
-			if (result == ENGINE_FOUND)
-				_exit(0);
-			if (result == -EMFILE)
-				_exit(1);
-			fprintf(stderr,
-				"%d spare descriptors: engine_run() = "
-				"%d\n",
-				spare, result);
-			_exit(2);
-		}
-		waitpid(pid, &st, 0);
-		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) <= 1,
-			  "%d spare descriptors: neither found nor EMFILE "
-			  "(status %d): a present device taken for missing",
-			  spare, st);
+		CHECK_MSG(
+			exited(st, 0) || exited(st, 1),
+			"%d spare descriptors: neither found nor EMFILE (status %d): a present device taken for missing",
+			spare, st);
 	}
 }
 

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <string.h>
+
+#include "frontends.h"
+#include "log.h"
+#include "modload.h"
+#include "report.h"
+#include "result.h"
+#include "run.h"
+#include "source.h"
+#include "startup.h"
+#include "util.h"
+
+static int add_target(struct engine *e, const char *role, const struct spec *spec,
+		      uint64_t timeout_ms)
+{
+	int r = engine_add_target(e, role, spec, timeout_ms);
+
+	if (r == -EOPNOTSUPP && spec_need(spec) == SPEC_NEED_UDEV &&
+	    source_udev_available())
+		return usage_error(
+			"%s %s: needs the udev source (udevd running, or --source udev)",
+			role, spec->text);
+	if (r == -EOPNOTSUPP)
+		return usage_error(
+			"%s %s: needs %s, which this waitdev was built without", role,
+			spec->text, spec_need_name(spec_need(spec)));
+	if (r < 0)
+		return usage_error("%s %s: cannot wait for it: %s", role, spec->text,
+				   strerror(-r));
+	return 0;
+}
+
+static int open_modload(const struct options *o, struct modload **out)
+{
+	int r = modload_new(out, o->moddir, NULL, o->dry_run ? MODLOAD_DRY_RUN : 0);
+
+	if (r == -EOPNOTSUPP)
+		return usage_error(
+			"--modprobe: needs libkmod, which this waitdev was built without");
+	if (r < 0) {
+		/* no module tree is no reason to fail the wait itself */
+		log_warn("module loading off: %s: %s",
+			 o->moddir ? o->moddir : "/lib/modules", strerror(-r));
+		*out = NULL;
+	}
+	return 0;
+}
+
+static void setup_logging(const struct options *o)
+{
+	if (o->quiet)
+		log_set_level(LOG_LVL_ERR);
+	else if (o->verbose == 1)
+		log_set_level(LOG_LVL_INFO);
+	else if (o->verbose > 1)
+		log_set_level(LOG_LVL_DEBUG);
+	if (o->kmsg == 1 || (o->kmsg == -1 && log_kmsg_wanted())) {
+		int r = log_open_kmsg(NULL);
+
+		if (r < 0 && o->kmsg == 1)
+			log_warn("/dev/kmsg: %s", strerror(-r));
+	}
+}
+
+static int add_targets(struct engine *e, const struct wait_config *cfg, unsigned roles)
+{
+	unsigned i;
+	int r;
+
+	if (roles & ROLE_ROOT && cfg->has_root) {
+		r = add_target(e, "root", &cfg->root, cfg->root_ms);
+		if (r)
+			return r;
+	}
+	if (roles & ROLE_CONSOLE && cfg->has_console) {
+		if (cfg->console.type == SPEC_CONSOLE_OTHER) {
+			log_notice("console %s is not a tty: not waited for",
+				   cfg->console.text);
+		} else {
+			r = add_target(e, "console", &cfg->console, cfg->console_ms);
+			if (r)
+				return r;
+		}
+	}
+	for (i = 0; roles & ROLE_NET && i < cfg->n_net; i++) {
+		r = add_target(e, "net", &cfg->net[i], cfg->net_ms);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int run_start(struct run *run, int argc, char **argv, const struct program_syntax *p)
+{
+	startup_fds();
+	startup_signals();
+	run->engine = NULL;
+	return options_read(&run->opts, &run->cfg, argc, argv, p);
+}
+
+void run_end(struct run *run)
+{
+	engine_free(run->engine);
+	run->engine = NULL;
+	log_close_kmsg();
+}
+
+/* The roles whose spec on the kernel command line was malformed: they
+ * failed at once (problems logged), the others were waited for. */
+static bool invalid_roles(const struct wait_config *cfg, unsigned roles)
+{
+	bool root = roles & ROLE_ROOT && cfg->root_invalid;
+	bool console = roles & ROLE_CONSOLE && cfg->console_invalid;
+
+	if (root || console)
+		log_err("%s%s%s: malformed on the kernel command line, not waited for",
+			root ? "root" : "", root && console ? " and " : "",
+			console ? "console" : "");
+	return root || console;
+}
+
+/* What engine_run()'s @outcome (or -errno) means to the caller. */
+static int exit_status(const struct engine *e, int outcome)
+{
+	if (outcome < 0)
+		return EXIT_SYSTEM;
+	switch (outcome) {
+	case ENGINE_FOUND:
+		return EXIT_FOUND;
+	case ENGINE_DEADLINE:
+		return EXIT_TIMEOUT;
+	default: /* ENGINE_INTERRUPTED */
+		return EXIT_SIGNAL_BASE + engine_signal(e);
+	}
+}
+
+int run_wait(struct run *run, unsigned roles)
+{
+	const struct options *o = &run->opts;
+	const struct wait_config *cfg = &run->cfg;
+	struct engine_options opts = {
+		.sysfs_root = o->sysfs,
+		.uevent_fd = o->uevent_fd,
+		.rcvbuf = o->rcvbuf,
+		.source = o->uevent_fd >= 0 ? ENGINE_SOURCE_KERNEL : o->source,
+		.coldplug = o->coldplug || cfg->coldplug,
+	};
+	struct engine *e;
+	unsigned i;
+	int r;
+
+	setup_logging(o);
+	if (o->modprobe || o->dry_run) {
+		r = open_modload(o, &opts.modload);
+		if (r)
+			return r;
+	} else if (cfg->modprobe) {
+		/* asked for on the kernel command line: the boot goes on
+		 * without module loading rather than stop */
+		if (!modload_available())
+			log_warn(
+				"waitdev.modprobe=1: built without libkmod, not loading modules");
+		else if (open_modload(o, &opts.modload))
+			return EXIT_USAGE;
+	}
+	/* like the kernel's "Unknown kernel command line parameters" and
+	 * "Malformed early option": said, and the boot goes on */
+	for (i = 0; i < cfg->n_problems && i < CMDLINE_PROBLEMS_MAX; i++)
+		log_err("kernel command line: %s", cfg->problems[i]);
+	if (cfg->n_problems > CMDLINE_PROBLEMS_MAX)
+		log_err("kernel command line: %u more problems",
+			cfg->n_problems - CMDLINE_PROBLEMS_MAX);
+	for (i = 0; i < cfg->n_skipped; i++)
+		log_info("%s: not a block device or tty, not waited for",
+			 cfg->skipped[i]);
+	r = engine_new(&e, &opts);
+	if (r == -EOPNOTSUPP)
+		return usage_error(
+			"--source udev: needs libudev, which this waitdev was built without");
+	if (r < 0) {
+		log_err("%s", strerror(-r));
+		return EXIT_SYSTEM;
+	}
+	log_debug("source: %s", engine_uses_udev(e) ? "udev" : "kernel");
+	if (engine_uses_udev(e) && !source_udev_running())
+		log_warn(
+			"--source udev: udevd does not run (nothing listens on /run/udev/control): only its events will be seen, none may come");
+	run->engine = e;
+	if (cfg->off) {
+		/* the boot's off switch: nothing waited for, nothing missing */
+		log_notice("off: waitdev=0 or rd.waitdev=0 on the kernel command line");
+		return EXIT_FOUND;
+	}
+	r = add_targets(e, cfg, roles);
+	if (r)
+		return r;
+	if (engine_target_count(e) == 0)
+		log_info("nothing to wait for");
+	r = engine_run(e);
+	result_set_deadline(e);
+	report_stats(e);
+	if (r < 0 && !engine_error_reported(e))
+		log_err("wait failed: %s", strerror(-r));
+	if (r == ENGINE_DEADLINE)
+		report_diagnosis(e);
+	r = exit_status(e, r);
+	if (r == EXIT_FOUND && invalid_roles(cfg, roles))
+		return EXIT_TIMEOUT;
+	return r;
+}
