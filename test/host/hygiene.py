@@ -296,8 +296,8 @@ def stdio_cases(h):
                 "console on all three"):
         out = os.path.join(h.tmp, "fds-closed")
         p = h.run([h.consolewait, "--cmdline", "", "--timeout", "5",
-                   "--no-kmsg", TTY, "--", "sh", "-c", host.FD_SCRIPT, "sh", out],
-                  preexec_fn=close_stdio)
+                   "--no-kmsg", TTY, "--", "sh", "-c", host.FD_SCRIPT, "sh",
+                   out], preexec_fn=close_stdio)
         fds = h.expect_stdio_on(out, "/dev/" + TTY, p)
         h.check(fds["leak"] == "", "CMD inherited fds beyond stdio: %s"
                 % fds["leak"], p)

@@ -157,12 +157,13 @@ class Proc:
 class UeventCounter:
     """Counts the kernel's uevents whose header ("ACTION@DEVPATH")
     matches @pattern (with whole=True: anywhere in the message, e.g.
-    rb"\0SUBSYSTEM=block\0"), on a netlink socket of our own with a buffer large
-    enough for a storm (SO_RCVBUFFORCE, as root), read all along by a
-    thread of its own: however long the test is busy elsewhere (a run
-    under valgrind takes many seconds), the counting socket never sits
-    unread while the storm fills it. A loss (ENOBUFS) is still possible
-    in principle, and then fatal: the counts would lie."""
+    rb"\\0SUBSYSTEM=block\\0"), on a netlink socket of our own with a
+    buffer large enough for a storm (SO_RCVBUFFORCE, as root), read all
+    along by a thread of its own: however long the test is busy
+    elsewhere (a run under valgrind takes many seconds), the counting
+    socket never sits unread while the storm fills it. A loss (ENOBUFS)
+    is still possible in principle, and then fatal: the counts would
+    lie."""
 
     def __init__(self, pattern, whole=False):
         self.pattern = re.compile(pattern)
