@@ -197,7 +197,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 """
 
-INIT = INIT_START + r"""# the kernel asks this for modules (the root's filesystem, its checksum)
+INIT = INIT_START + r"""# the kernel asks this for modules (the root's filesystem, its
+# checksum)
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
 fstype=ext4
 bench=
@@ -255,9 +256,19 @@ for ifc in $WAITDEV_NET; do
 	ip link set "$ifc" up
 	/sbin/waitdev --net "$ifc:carrier" --timeout 5 --format shell
 done
-if [ -n "$WAITDEV_ROOT" ]; then
+exec /sbin/switch-to-root "$WAITDEV_ROOT" "$fstype"
+"""
+
+# /sbin/switch-to-root: how INIT ends, and the benchmark's rootdelay mode
+# (bench/qemu-init.sh)
+SWITCH_TO_ROOT = r"""#!/bin/busybox sh
+# switch-to-root DEV FSTYPE: mounts DEV read-only on /root and runs its
+# /sbin/init; without DEV, or when the mount fails, says so and powers
+# off where a rescue shell would start. Exec it: switch_root must run as
+# PID 1.
+if [ -n "$1" ]; then
 	mkdir -p /root
-	if mount -t "$fstype" -o ro "$WAITDEV_ROOT" /root; then
+	if mount -t "$2" -o ro "$1" /root; then
 		echo "WAITDEV-SWITCH-ROOT $(cut -d' ' -f1 /proc/uptime)"
 		exec switch_root /root /sbin/init
 	fi
@@ -345,6 +356,10 @@ def build_initramfs(work, waitdev, tree, kver, extra=None):
     the command line says bench=MODE)."""
     root = os.path.join(work, "initramfs")
     initramfs_tree(root, INIT, waitdev)
+    switch = os.path.join(root, "sbin", "switch-to-root")
+    with open(switch, "w") as f:
+        f.write(SWITCH_TO_ROOT)
+    os.chmod(switch, 0o755)
     copy_dynamic(DMSETUP, root, "sbin/dmsetup")
     for dest, src in sorted((extra or {}).items()):
         path = os.path.join(root, dest.lstrip("/"))
