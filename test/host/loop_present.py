@@ -9,6 +9,7 @@ scan, without any uevent; and a kernel command line with problems
 """
 import sys
 sys.dont_write_bytecode = True
+import os  # noqa: E402
 from waitdevtest import host  # noqa: E402
 
 N = 105
