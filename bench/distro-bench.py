@@ -3,13 +3,13 @@
 """
 With and without waitdev, in the images the distributions' own generators
 make: dracut (shell initrd) and initramfs-tools' mkinitramfs, each built
-once with the hooks of hooks/ and once without (test/distro/images.py),
+once with the hooks of hooks/ and once without (waitdevtest.images),
 booted in QEMU with the root file system (root=UUID=) on a USB stick
-plugged 3 s (--plug-at) after init started (test/distro/distro.py's late
+plugged 3 s (--plug-at) after init started (waitdevtest.images' late
 boot).
 
-    bench/distro-bench.py [--waitdev PATH] [--boots N] [--plug-at S]
-                          [--out DIR]
+    tools/py bench/distro-bench.py [--waitdev PATH] [--boots N] [--plug-at S]
+                                   [--out DIR]
 
 Per boot, from the host's clock (time.monotonic() of the QMP device_add
 and of the console lines as they arrived):
@@ -35,11 +35,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "test", "distro"))
-import distro  # noqa: E402
-import images  # noqa: E402
-from images import harness  # noqa: E402
+from waitdevtest import harness, images
 
 VARIANTS = [(t, w) for t in images.TOOLS for w in (False, True)]
 
@@ -50,10 +46,10 @@ def label(tool, with_waitdev):
 
 def one_boot(env, tool, with_waitdev, i, plug_at):
     name = "bench-%s-%s-%d" % (tool, "waitdev" if with_waitdev else "stock",
-                                i)
-    b, plug_init = distro.boot_late(env, tool, name, plug_at)
-    disk = distro.first(b, r" sda: sda1")
-    init = distro.first(b, r"ROOT-INIT-OK")
+                               i)
+    b, plug_init = images.boot_late(env, tool, name, plug_at)
+    disk = b.first(r" sda: sda1")
+    init = b.first(r"ROOT-INIT-OK")
     if plug_init is None or disk is None:
         raise harness.HarnessError("%s: no root init or no disk line; "
                                    "console tail:\n%s"
@@ -105,12 +101,12 @@ def report(results, boots, plug_at, argv, waitdev, kver):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
-    ap.add_argument("--waitdev", default=distro.default_waitdev())
+    ap.add_argument("--waitdev", default=harness.STATIC_WAITDEV)
     ap.add_argument("--boots", type=int, default=5,
                     help="boots per image (default 5)")
-    ap.add_argument("--plug-at", type=float, default=distro.PLUG_AT,
+    ap.add_argument("--plug-at", type=float, default=images.PLUG_AT,
                     help="seconds after init started (default %.0f)"
-                    % distro.PLUG_AT)
+                    % images.PLUG_AT)
     ap.add_argument("--out", help="also write DIR/distro-DATE[-plugN].txt")
     ap.add_argument("--work", help="keep images and logs here")
     ap.add_argument("--seed", type=int, default=None,
@@ -154,7 +150,7 @@ def main():
     print(text, end="")
     if a.out:
         os.makedirs(a.out, exist_ok=True)
-        suffix = "" if a.plug_at == distro.PLUG_AT else \
+        suffix = "" if a.plug_at == images.PLUG_AT else \
             "-plug%g" % a.plug_at
         path = os.path.join(a.out, "distro-%s%s.txt"
                             % (datetime.date.today().isoformat(), suffix))

@@ -28,32 +28,27 @@ Exit: 0 done, 1 a waiter failed or a --check threshold was missed,
 """
 
 import argparse
-import errno
 import fcntl
 import os
 import platform
 import random
 import shlex
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-LOOP_SET_FD = 0x4C00
-LOOP_CLR_FD = 0x4C01
-LOOP_CTL_ADD = 0x4C80
+from waitdevtest import TOP, log
+from waitdevtest.host import (LOOP_SET_FD, UeventCounter, loop_add,
+                              loop_detach, loop_size)
 
 LOOP_FIRST, LOOP_LAST = 200, 209      # reserved for this benchmark
 LOOP_LATENCY = 200                    # attached and detached every sample
 LOOP_IDLE = 201                       # never attached
 
 LOCK_PATH = "/run/waitdev-bench.lock"  # serialises concurrent runs
-NETLINK_KOBJECT_UEVENT = 15
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name, poll interval in ms (None: waitdev)
 METHODS = [
@@ -73,39 +68,15 @@ class BenchError(Exception):
     """A waiter misbehaved or the set-up failed: abort loudly."""
 
 
-def log(*args):
-    print(*args, file=sys.stderr, flush=True)
-
-
 # ---------------------------------------------------------------- loop devices
 
 def loop_path(n):
     return "/dev/loop%d" % n
 
 
-def loop_size(n):
-    """Size in sectors from sysfs; -1 if the device does not exist."""
-    try:
-        with open("/sys/class/block/loop%d/size" % n) as f:
-            return int(f.read())
-    except FileNotFoundError:
-        return -1
-
-
 def ensure_loop_devices():
     """Creates loop200..209 if missing; returns the numbers created."""
-    created = []
-    ctl = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
-    try:
-        for n in range(LOOP_FIRST, LOOP_LAST + 1):
-            try:
-                fcntl.ioctl(ctl, LOOP_CTL_ADD, n)
-                created.append(n)
-            except OSError as e:
-                if e.errno != errno.EEXIST:
-                    raise
-    finally:
-        os.close(ctl)
+    created = [n for n in range(LOOP_FIRST, LOOP_LAST + 1) if loop_add(n)]
     for n in range(LOOP_FIRST, LOOP_LAST + 1):
         if not os.path.exists(loop_path(n)):
             raise BenchError("%s missing after LOOP_CTL_ADD (no devtmpfs?)"
@@ -114,25 +85,11 @@ def ensure_loop_devices():
 
 
 def detach(n):
-    """Detaches loopN and waits until sysfs shows size 0.
-
-    Since Linux 6.x LOOP_CLR_FD may only mark the device for auto-clear,
-    the real teardown happening on the last close; so close, then check.
-    This is the harness, not a waiter: a short poll here is fine."""
-    fd = os.open(loop_path(n), os.O_RDWR | os.O_CLOEXEC)
-    try:
-        fcntl.ioctl(fd, LOOP_CLR_FD, 0)
-    except OSError as e:
-        if e.errno != errno.ENXIO:      # ENXIO: was not attached
-            raise
-    finally:
-        os.close(fd)
-    end = time.monotonic() + 5
-    while loop_size(n) != 0:
-        if time.monotonic() > end:
-            raise BenchError("%s: still attached (size %d) after LOOP_CLR_FD"
-                             % (loop_path(n), loop_size(n)))
-        time.sleep(0.01)
+    """Detaches loopN and waits until sysfs shows size 0. This is the
+    harness, not a waiter: a short poll here is fine."""
+    if not loop_detach(n, 5):
+        raise BenchError("%s: still attached (size %d) after LOOP_CLR_FD"
+                         % (loop_path(n), loop_size(n)))
 
 
 # --------------------------------------------------------------------- waiters
@@ -172,6 +129,17 @@ def waiter_stderr(errfile):
     return text
 
 
+def ended(pid, name, when, argv, errfile):
+    """None while the waiter @pid runs; once it has exited (reaped here),
+    the BenchError that says so, @when."""
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if not done:
+        return None
+    return BenchError("%s exited %s (%s): %s\n  stderr: %s"
+                      % (name, when, describe_status(status),
+                         shlex.join(argv), waiter_stderr(errfile)))
+
+
 def kill_and_reap(pid):
     try:
         os.kill(pid, signal.SIGKILL)
@@ -202,13 +170,11 @@ def one_sample(args, method, backing_fd, errfile):
         argv = waiter_argv(args, method, dev, args.timeout)
         pid = spawn(argv, errfile)
         time.sleep(waiter_start_delay(args, interval))
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
+        err = ended(pid, name, "before the device was attached", argv,
+                    errfile)
+        if err:
             pid = None
-            raise BenchError("%s exited before the device was attached "
-                             "(%s): %s\n  stderr: %s"
-                             % (name, describe_status(status),
-                                shlex.join(argv), waiter_stderr(errfile)))
+            raise err
 
         t0 = time.monotonic_ns()
         fcntl.ioctl(loopfd, LOOP_SET_FD, backing_fd)
@@ -251,47 +217,6 @@ def peak_rss_kib(pid):
     return None
 
 
-class UeventCounter:
-    """Counts kernel uevents (all, and block ones) during a window, so that
-    a waitdev wakeup can be told apart from background activity.  Reading
-    happens only after the window, so this adds no wakeups of its own to
-    the process being measured."""
-
-    def __init__(self):
-        self.sock = None
-        try:
-            s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM,
-                              NETLINK_KOBJECT_UEVENT)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-            s.bind((0, 1))
-            s.setblocking(False)
-            self.sock = s
-        except OSError:
-            pass
-
-    def drain(self):
-        total = block = 0
-        if self.sock is None:
-            return None, None
-        while True:
-            try:
-                msg = self.sock.recv(8192)
-            except BlockingIOError:
-                break
-            except OSError as e:
-                if e.errno == errno.ENOBUFS:
-                    continue
-                raise
-            total += 1
-            if b"\0SUBSYSTEM=block\0" in msg:
-                block += 1
-        return total, block
-
-    def close(self):
-        if self.sock is not None:
-            self.sock.close()
-
-
 def idle_wakeups(args, method, errfile):
     """Returns (wakeups, uevents, block_uevents, peak RSS KiB) over
     args.idle_seconds."""
@@ -301,29 +226,31 @@ def idle_wakeups(args, method, errfile):
     detach(n)
     timeout = int(max(30, args.idle_seconds + args.idle_settle + 10))
     argv = waiter_argv(args, method, dev, timeout)
-    counter = UeventCounter()
+    # every uevent, and the block ones, during the window: a waitdev
+    # wakeup told apart from background activity
+    counter = UeventCounter(rb"")
+    block_counter = UeventCounter(rb"\0SUBSYSTEM=block\0", whole=True)
     pid = spawn(argv, errfile)
     try:
         time.sleep(args.idle_settle)
         counter.drain()
+        block_counter.drain()
         before = ctxt_switches(pid)
         time.sleep(args.idle_seconds)
         after = ctxt_switches(pid)
         rss = peak_rss_kib(pid)
-        uevents, block = counter.drain()
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
+        uevents, block = counter.drain(), block_counter.drain()
+        err = ended(pid, name, "during the idle window", argv, errfile)
+        if err:
             pid = None
-            raise BenchError("%s exited during the idle window (%s): %s\n"
-                             "  stderr: %s"
-                             % (name, describe_status(status),
-                                shlex.join(argv), waiter_stderr(errfile)))
+            raise err
         return after - before, uevents, block, rss
     finally:
         if pid is not None:
             kill_and_reap(pid)
         waiter_stderr(errfile)
         counter.close()
+        block_counter.close()
 
 
 # ------------------------------------------------------------------ reporting
@@ -460,10 +387,10 @@ def parse_args():
     p.add_argument("--seed", type=int, default=None,
                    help="random seed (default: from the clock; printed)")
     p.add_argument("--waitdev",
-                   default=os.path.join(REPO, "build/src/waitdev/waitdev"),
+                   default=os.path.join(TOP, "build/src/waitdev/waitdev"),
                    help="waitdev binary (default: build/src/waitdev/waitdev)")
     p.add_argument("--pollwait",
-                   default=os.path.join(REPO, "build/bench/pollwait"),
+                   default=os.path.join(TOP, "build/bench/pollwait"),
                    help="pollwait binary (default: build/bench/pollwait)")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless waitdev's median is < 1 ms and 20x "
@@ -501,9 +428,9 @@ def make_backing():
     if r.returncode != 0:
         backing.close()
         raise BenchError("%s: status %d: %s" % (shlex.join(argv),
-                                                 r.returncode,
-                                                 (r.stderr or
-                                                  r.stdout).strip()))
+                                                r.returncode,
+                                                (r.stderr or
+                                                 r.stdout).strip()))
     return backing
 
 

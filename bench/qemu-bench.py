@@ -34,6 +34,7 @@ Exit: 0 done, 1 a boot or a waiter failed, 2 usage.
 """
 import argparse
 import datetime
+import functools
 import math
 import os
 import platform
@@ -47,10 +48,9 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "test", "qemu"))
-import harness  # noqa: E402
-from harness import ROOT_UUID, HarnessError, usb_stick  # noqa: E402
+import waitdevtest
+from waitdevtest import TOP, harness
+from waitdevtest.harness import ROOT_UUID, HarnessError, usb_stick
 
 BASE = "console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4"
 
@@ -70,8 +70,7 @@ METHODS = [
 ]
 
 
-def log(msg):
-    print("qemu-bench: " + msg, file=sys.stderr, flush=True)
+log = functools.partial(waitdevtest.log, tag="qemu-bench")
 
 
 def p95(vals):
@@ -276,13 +275,12 @@ plot "%s" index 0 using 1:2 with points pt 7 ps 0.6 lc rgb "#3070b0" title "one 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--waitdev",
-                    default=os.path.join(REPO, "build-static/bin/waitdev"))
+    ap.add_argument("--waitdev", default=harness.STATIC_WAITDEV)
     ap.add_argument("--waitdev-min",
-                    default=os.path.join(REPO, "build-static/bin-min/waitdev"),
+                    default=os.path.join(TOP, "build-static/bin-min/waitdev"),
                     help="waitdev built without libraries ('' for none)")
     ap.add_argument("--guest-stamp", default=os.path.join(
-        REPO, "build-static/build/bench/guest-stamp"))
+        TOP, "build-static/build/bench/guest-stamp"))
     ap.add_argument("--plugs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--boots", type=int, default=3,
@@ -290,7 +288,7 @@ def main():
     ap.add_argument("--plug-delay", default="0.5:2.0",
                     help="seconds between READY and the plug, uniform")
     ap.add_argument("--seed", type=int)
-    ap.add_argument("--out", default=os.path.join(REPO, "bench/results"))
+    ap.add_argument("--out", default=os.path.join(TOP, "bench/results"))
     ap.add_argument("--work")
     ap.add_argument("--kernel")
     ap.add_argument("--modules")
@@ -310,13 +308,13 @@ def main():
         a.seed = random.SystemRandom().randrange(1 << 31)
     rng = random.Random(a.seed)
     command = " ".join(shlex.quote(x) for x in [
-        "python3", os.path.relpath(os.path.abspath(sys.argv[0]), REPO)]
+        "tools/py", os.path.relpath(os.path.abspath(sys.argv[0]), TOP)]
         + sys.argv[1:])
 
     work = a.work or tempfile.mkdtemp(prefix="waitdev-bench-")
     os.makedirs(work, exist_ok=True)
     extra = {
-        "/bench/init": os.path.join(REPO, "bench/qemu-init.sh"),
+        "/bench/init": os.path.join(TOP, "bench/qemu-init.sh"),
         "/bench/guest-stamp": strip_copy(a.guest_stamp,
                                          os.path.join(work, "guest-stamp")),
     }
@@ -428,7 +426,7 @@ def main():
             lines.append("")
             lines.append("rootdelay=10 reaches switch_root %.2f s later "
                          "than waitdev." % (meds["rootdelay"] -
-                                           meds["waitdev"]))
+                                            meds["waitdev"]))
         lines.append("")
         lines.append("boot command lines: %s | %s" % (
             pairs[0]["waitdev"][3], pairs[0]["rootdelay"][3]))

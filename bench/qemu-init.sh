@@ -70,12 +70,8 @@ race)
 rootdelay)
 	echo "BENCH-ROOTDELAY $delay $(uptime)"
 	sleep "$delay"
-	mkdir -p /root
-	if mount -t "${fstype:-ext4}" -o ro "$root" /root; then
-		echo "WAITDEV-SWITCH-ROOT $(uptime)"
-		exec switch_root /root /sbin/init
-	fi
-	echo "WAITDEV-MOUNT-FAILED"
+	# the harness's: mount, switch_root (or say it failed, power off)
+	exec /sbin/switch-to-root "$root" "${fstype:-ext4}"
 	;;
 *)
 	echo "BENCH-ERROR unknown mode $mode"

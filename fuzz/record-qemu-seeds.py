@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records the uevents of a QEMU boot for the uevent seed corpus.
 
-As root, with the QEMU harness (test/qemu/harness.py: Debian's kernel, a
+As root, with the QEMU harness (waitdevtest.harness: Debian's kernel, a
 minimal initramfs with the static waitdev): boots a guest whose /init
 runs busybox's `uevent` applet, which hands every kernel uevent to a
 script as its environment; waitdev --modprobe --coldplug loads the
@@ -13,7 +13,7 @@ SUBSYSTEM, the others as the environment listed them and SEQNUM last,
 as the kernel orders them) and keeps one of each kind (action,
 subsystem, device type) in fuzz/corpus/uevent/qemu-*.
 
-Usage: fuzz/record-qemu-seeds.py [--waitdev BIN] [OUTDIR]
+Usage: tools/py fuzz/record-qemu-seeds.py [--waitdev BIN] [OUTDIR]
 BIN defaults to build-static/bin/waitdev (tools/build-static).
 """
 import argparse
@@ -24,9 +24,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, "test/qemu"))
-import harness  # noqa: E402
+from waitdevtest import TOP, harness  # noqa: E402
 
 MAX_PER_KIND = 1
 # what the shell running the script adds to its environment
@@ -89,7 +87,7 @@ def datagram(kvs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--waitdev",
-                    default=os.path.join(TOP, "build-static/bin/waitdev"))
+                    default=harness.STATIC_WAITDEV)
     ap.add_argument("out", nargs="?",
                     default=os.path.join(TOP, "fuzz/corpus/uevent"))
     a = ap.parse_args()

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """
 Boot images made by dracut and mkinitramfs, with and without the waitdev
-hooks of hooks/, in QEMU (test/qemu/harness.py), with the root file
+hooks of hooks/, in QEMU (waitdevtest.harness), with the root file
 system on a USB stick by root=UUID=.
 
     distro.py [--waitdev PATH] [--kernel VMLINUZ --modules TREE]
@@ -59,7 +59,6 @@ Times are the host's (time.monotonic() of the hot-plug and of each console
 line as it arrived), with tolerances for TCG on a loaded machine. Exit 0
 when every scenario passed; each failure says which assertion.
 """
-import argparse
 import os
 import re
 import shutil
@@ -67,12 +66,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import images  # noqa: E402
-from images import harness  # noqa: E402
-from harness import ROOT_UUID, HarnessError, usb_stick  # noqa: E402
+from waitdevtest import harness, images
+from waitdevtest.harness import ROOT_UUID, Check, HarnessError, usb_stick
+from waitdevtest.images import APPEND, PLUG_AT, boot, boot_late
 
-PLUG_AT = 3.0
 # The stock *-late scenarios plug later: under TCG both tools take more
 # than 3 s from init's start to their wait for root (udev, module
 # loading), so a stick plugged at 3 s is there before anything waits.
@@ -83,18 +80,8 @@ LATE_PLUG_AT = 10.0
 # waitdev logs that line after its initial scan, subscribed to uevents
 # already, so the stick's events cannot come before its wait.
 WAITDEV_RUNNING = r"waitdev: root \S+: not there yet, waiting"
-DRIVE = ["-drive", "if=none,id=rootdisk,format=raw,file=%(disk)s"]
-XHCI = ["-device", "qemu-xhci,id=xhci"]
 OTHER_STICK = ["-drive", "if=none,id=other,format=raw,file=%(other)s",
                "-device", "usb-storage,bus=xhci.0,drive=other"]
-# panic=: initramfs-tools reads it too, and would reboot instead of
-# starting its shell, so only dracut gets it (for a kernel panic)
-APPEND = {
-    "dracut": "console=ttyS0 panic=-1 root=UUID=%s rootfstype=ext4 ro"
-              % ROOT_UUID,
-    "mkinitramfs": "console=ttyS0 root=UUID=%s rootfstype=ext4 ro"
-                   % ROOT_UUID,
-}
 # What each tool prints when it starts its rescue shell.
 RESCUE = {
     "dracut": "Dropping to debug shell.",
@@ -109,22 +96,6 @@ NEVER = {
 }
 
 
-class Check:
-    def __init__(self, name):
-        self.name, self.failures = name, []
-
-    def that(self, cond, what):
-        if not cond:
-            self.failures.append(what)
-            harness.log("FAILED: %s: %s" % (self.name, what))
-
-
-def first(boot, pattern):
-    """Host time of the first console line matching @pattern, or None."""
-    lines = boot.lines(pattern)
-    return lines[0][0] if lines else None
-
-
 def quit_at(marker):
     """A Boot react function: end QEMU once @marker was printed (a rescue
     shell waits for a human otherwise)."""
@@ -136,25 +107,6 @@ def quit_at(marker):
             except (HarnessError, ValueError, OSError):
                 pass    # QEMU went away before it answered
     return react
-
-
-def boot(env, name, append, plan=(), react=None, timeout=240, extra=()):
-    b = harness.Boot(env["work"], env["vmlinuz"], env["initrd"], append,
-                     [a % env for a in DRIVE + XHCI + list(extra)], plan,
-                     timeout, name, react)
-    b.run()
-    return b
-
-
-def boot_late(env, tool, name, plug_at=PLUG_AT):
-    """Plug the stick @plug_at s after init started; returns the boot and
-    the seconds from the plug to the root's /sbin/init (None if it never
-    ran). Also used by bench/distro-bench.py."""
-    b = boot(env, name, APPEND[tool], [(plug_at, *usb_stick())])
-    plugged = b.events[0][0] if b.events else None
-    init = first(b, r"ROOT-INIT-OK")
-    took = init - plugged if init and plugged else None
-    return b, took
 
 
 def plug_on(pattern):
@@ -184,7 +136,7 @@ def s_late(env, tool, with_waitdev):
     if with_waitdev:
         b = boot(env, name, append, react=plug_on(WAITDEV_RUNNING))
         plugged = b.events[0][0] if b.events else None
-        init = first(b, r"ROOT-INIT-OK")
+        init = b.first(r"ROOT-INIT-OK")
         took = init - plugged if init and plugged else None
         c.that(plugged is not None,
                "waitdev said it runs (%s) and the stick was plugged"
@@ -239,9 +191,9 @@ def s_never(env, tool):
     # diagnosis to list
     b = boot(env, name, APPEND[tool] + " " + arg,
              react=quit_at(RESCUE[tool]), timeout=300, extra=OTHER_STICK)
-    start = first(b, r"WAITDEV-INIT-START")
-    diag = first(b, r"waitdev: root \S+: missing after %.1f" % deadline)
-    rescue = first(b, re.escape(RESCUE[tool]))
+    start = b.first(r"WAITDEV-INIT-START")
+    diag = b.first(r"waitdev: root \S+: missing after %.1f" % deadline)
+    rescue = b.first(re.escape(RESCUE[tool]))
     c.that(diag is not None,
            "waitdev's diagnosis: root missing after %.1f s" % deadline)
     c.that(b.lines(r"waitdev: +seen block sda \(8:0, 4\.0 MiB"),
@@ -252,7 +204,7 @@ def s_never(env, tool):
            deadline - 0.5 < diag - start < deadline + 20,
            "the diagnosis came after the deadline, not before (%s s "
            "after init started)" % (diag - start if diag and start
-                                     else None))
+                                    else None))
     if tool == "dracut":
         # rd.retry=6: the hook waited 4 s, dracut's timeout jobs run
         # for the remaining third; its emergency message then
@@ -335,7 +287,7 @@ def s_rootdelay(env):
     c = Check(name)
     b = boot(env, name, APPEND["mkinitramfs"] + " rootdelay=40",
              [(PLUG_AT, *usb_stick())])
-    init = first(b, r"ROOT-INIT-OK")
+    init = b.first(r"ROOT-INIT-OK")
     took = init - b.events[0][0] if init and b.events else None
     c.that(b.lines(r"waitdev: root \S+: found /dev/sda1"),
            "waitdev found the root")
@@ -385,8 +337,8 @@ def s_rootdelay_fallback(env):
     b = boot(env, name, APPEND["mkinitramfs"] +
              " waitdev.nosuchkey=1 waitdev.strict=1 rootdelay=%d" % delay,
              [(PLUG_AT, *usb_stick())])
-    start = first(b, r"WAITDEV-INIT-START")
-    init = first(b, r"ROOT-INIT-OK")
+    start = b.first(r"WAITDEV-INIT-START")
+    init = b.first(r"ROOT-INIT-OK")
     c.that(b.lines(r"waitdev: failed \(exit 2"),
            "the hook says waitdev failed and the stock wait takes over")
     c.that(b.lines(r"waitdev: sleeping rootdelay=%d as init would have"
@@ -476,20 +428,8 @@ SCENARIOS = {
 }
 
 
-def default_waitdev():
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(here, "..", "..", "build-static", "bin", "waitdev")
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
-    ap.add_argument("--waitdev", default=default_waitdev(),
-                    help="static waitdev (default build-static/bin/waitdev)")
-    ap.add_argument("--kernel")
-    ap.add_argument("--modules")
-    ap.add_argument("--work", help="keep the images and logs here")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("scenarios", nargs="*")
+    ap = harness.scenario_args(__doc__.split("\n\n")[1])
     a = ap.parse_args()
     if a.list:
         print("\n".join(SCENARIOS))

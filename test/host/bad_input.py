@@ -17,8 +17,7 @@ import re
 import sys
 sys.dont_write_bytecode = True
 import os  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 
 def cases(h):
@@ -151,4 +150,4 @@ def body(h):
                         "match /%s/" % rx, p)
 
 
-hostlib.main("bad-input", body)
+host.main("bad-input", body)

@@ -37,8 +37,7 @@ import time
 import uuid
 sys.dont_write_bytecode = True
 import os  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 LOOPS = {"ext4": 100, "vfat": 101, "btrfs": 102, "xfs": 103,
          "corrupt": 104, "two": 105}
@@ -55,8 +54,8 @@ def blkid_p(h, img):
         key, sep, val = line.partition("=")
         if sep:
             vals[key] = "".join(shlex.split(val))
-    hostlib.log("  blkid -p %s: status %d %s" % (os.path.basename(img),
-                                                 r.returncode, vals))
+    host.log("  blkid -p %s: status %d %s" % (os.path.basename(img),
+                                              r.returncode, vals))
     return r.returncode, vals
 
 
@@ -64,9 +63,9 @@ def expect_blkid(h, img, **want):
     rc, vals = blkid_p(h, img)
     for k, v in want.items():
         if rc != 0 or vals.get(k) != v:
-            raise hostlib.Fatal("blkid -p %s: expected %s=%s, got status %d "
-                                "%s (the image is not what this test "
-                                "needs)" % (img, k, v, rc, vals))
+            raise host.Fatal("blkid -p %s: expected %s=%s, got status %d "
+                             "%s (the image is not what this test "
+                             "needs)" % (img, k, v, rc, vals))
 
 
 def detach_all(h):
@@ -95,8 +94,15 @@ def found(h, n, img, argv, rootwait=False):
     else:
         h.check("WAITDEV_ROOT='%s'" % node in p.stdout.splitlines(),
                 "expected WAITDEV_ROOT='%s'" % node, p)
-    hostlib.log("  found %.3f s after losetup" % took)
+    host.log("  found %.3f s after losetup" % took)
     h.detach(n)
+
+
+def found_by(h, fs, img, specs):
+    """loop device LOOPS[@fs] over @img is found as each of @specs."""
+    for spec in specs:
+        with h.case("%s: waitdev --root %s" % (fs, spec)):
+            found(h, LOOPS[fs], img, waitdev(h, spec))
 
 
 def not_found(h, n, img, argvs):
@@ -125,11 +131,11 @@ def not_found(h, n, img, argvs):
 
 def body(h):
     if not h.blkid:
-        raise hostlib.Fatal("this waitdev was built without libblkid "
-                            "(%s --version says probe: %s): UUID= and "
-                            "LABEL= cannot be probed; this test is for a "
-                            "libblkid build" % (h.waitdev,
-                                                h.features["probe"]))
+        raise host.Fatal("this waitdev was built without libblkid "
+                         "(%s --version says probe: %s): UUID= and "
+                         "LABEL= cannot be probed; this test is for a "
+                         "libblkid build" % (h.waitdev,
+                                             h.features["probe"]))
     for n in LOOPS.values():
         h.loop(n)
 
@@ -137,11 +143,9 @@ def body(h):
     u = str(uuid.uuid4())
     img = h.image("ext4", "ext4", mkfs_args=["-U", u, "-L", "my disk"])
     expect_blkid(h, img, TYPE="ext4", UUID=u, LABEL="my disk")
-    for spec in ("UUID=" + u.upper(), "LABEL=my disk",
-                 "/dev/disk/by-uuid/" + u,
-                 "/dev/disk/by-label/my\\x20disk"):
-        with h.case("ext4: waitdev --root %s" % spec):
-            found(h, LOOPS["ext4"], img, waitdev(h, spec))
+    found_by(h, "ext4", img, ("UUID=" + u.upper(), "LABEL=my disk",
+                              "/dev/disk/by-uuid/" + u,
+                              "/dev/disk/by-label/my\\x20disk"))
     cmdline = "quiet root=UUID=%s rootwait" % u
     with h.case("ext4: waitdev --cmdline '%s'" % cmdline):
         found(h, LOOPS["ext4"], img,
@@ -172,11 +176,9 @@ def body(h):
     vuuid = volid[:4] + "-" + volid[4:]         # blkid's form: ABCD-1234
     img = h.image("vfat", "vfat", mkfs_args=["-i", volid, "-n", "WDT VFAT"])
     expect_blkid(h, img, TYPE="vfat", UUID=vuuid, LABEL="WDT VFAT")
-    for spec in ("UUID=" + vuuid.lower(), "LABEL=WDT VFAT",
-                 "/dev/disk/by-uuid/" + vuuid,
-                 "/dev/disk/by-label/WDT\\x20VFAT"):
-        with h.case("vfat: waitdev --root %s" % spec):
-            found(h, LOOPS["vfat"], img, waitdev(h, spec))
+    found_by(h, "vfat", img, ("UUID=" + vuuid.lower(), "LABEL=WDT VFAT",
+                              "/dev/disk/by-uuid/" + vuuid,
+                              "/dev/disk/by-label/WDT\\x20VFAT"))
 
     # ---- btrfs, xfs (tools/install-deps installs both) --------------
     for fs, label, uuid_opt in (("btrfs", "wdt-btrfs", "-U"),
@@ -187,16 +189,14 @@ def body(h):
         if not h.have_mkfs(fs):
             for spec in specs:
                 with h.case("%s: waitdev --root %s" % (fs, spec)):
-                    raise hostlib.Failure(
+                    raise host.Failure(
                         "%s is missing: install %s (tools/install-deps); "
                         "not tested" % h.MKFS[fs])
             continue
         img = h.image(fs, fs, mkfs_args=[
             uuid_opt, u if fs == "btrfs" else "uuid=" + u, "-L", label])
         expect_blkid(h, img, TYPE=fs, UUID=u, LABEL=label)
-        for spec in specs:
-            with h.case("%s: waitdev --root %s" % (fs, spec)):
-                found(h, LOOPS[fs], img, waitdev(h, spec))
+        found_by(h, fs, img, specs)
 
     # ---- a corrupt superblock -------------------------------------
     u = str(uuid.uuid4())
@@ -207,9 +207,9 @@ def body(h):
         f.write(b"\0\0")
     rc, vals = blkid_p(h, img)
     if rc != 2:
-        raise hostlib.Fatal("blkid -p still finds something on %s with "
-                            "the ext4 magic zeroed: status %d %s"
-                            % (img, rc, vals))
+        raise host.Fatal("blkid -p still finds something on %s with "
+                         "the ext4 magic zeroed: status %d %s"
+                         % (img, rc, vals))
     with h.case("ext4 with its superblock magic zeroed: UUID=, LABEL= and "
                 "/dev/loop%d never match" % LOOPS["corrupt"]):
         not_found(h, LOOPS["corrupt"], img,
@@ -225,7 +225,7 @@ def body(h):
     volid = "%08X" % random.getrandbits(32)
     vuuid = volid[:4] + "-" + volid[4:]
     img = h.image("two", "vfat", mkfs_args=["-R", "8", "-i", volid,
-                                             "-n", "WDT TWO"])
+                                            "-n", "WDT TWO"])
     expect_blkid(h, donor, TYPE="ext4", UUID=u)     # each alone is
     expect_blkid(h, img, TYPE="vfat", UUID=vuuid)   # recognised
     with open(donor, "rb") as f:
@@ -236,9 +236,9 @@ def body(h):
         f.write(sb)
     rc, vals = blkid_p(h, img)
     if rc != 8:
-        raise hostlib.Fatal("could not make an image with two signatures: "
-                            "blkid -p says status %d %s, not 8 (ambivalent)"
-                            % (rc, vals))
+        raise host.Fatal("could not make an image with two signatures: "
+                         "blkid -p says status %d %s, not 8 (ambivalent)"
+                         % (rc, vals))
     with h.case("vfat + ext4 signatures (ambivalent): neither UUID nor "
                 "LABEL matches"):
         not_found(h, LOOPS["two"], img,
@@ -264,4 +264,4 @@ def body(h):
         h.detach(n)
 
 
-hostlib.main("blkid-fs", body)
+host.main("blkid-fs", body)

@@ -12,61 +12,25 @@ in sysfs, so without ttyS0 the test fails loudly instead.
 import os
 import sys
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 TTY = "ttyS0"
 MISSING = "ttyWDT9"
 
-# sh reports its own fds 0-2 and any fd >= 3 it inherited (a leak: CMD
-# is init's child and must get nothing but stdio). $(...) runs in a
-# subshell, so /proc/$$ is still the outer sh, whose stdio is untouched.
-FD_SCRIPT = r'''
-a=$(readlink /proc/$$/fd/0); b=$(readlink /proc/$$/fd/1)
-c=$(readlink /proc/$$/fd/2); leak=
-for n in 3 4 5 6 7 8 9; do
-    [ -e /proc/$$/fd/$n ] && leak="$leak $n:$(readlink /proc/$$/fd/$n)"
-done
-printf 'fd0=%s\nfd1=%s\nfd2=%s\nleak=%s\n' "$a" "$b" "$c" "$leak" > "$1"
-'''
-
-
-def leaks(fds):
-    """The fds CMD inherited beyond stdio, less those the wrapper itself
-    left open (WAITDEV_WRAPPER_FDS: valgrind's log), which are said."""
-    out = []
-    for item in fds["leak"].split():
-        n, _, target = item.partition(":")
-        if hostlib.WRAPPER_FDS and target.startswith(hostlib.WRAPPER_FDS):
-            hostlib.log("  fd %s on %s: the wrapper's own, not ours"
-                        % (n, target))
-        else:
-            out.append(item)
-    return " ".join(out)
-
-
-def read_fds(path):
-    try:
-        with open(path) as f:
-            return dict(line.rstrip("\n").split("=", 1) for line in f
-                        if "=" in line)
-    except FileNotFoundError:
-        return None
-
 
 def body(h):
     if not os.path.exists("/sys/class/tty/" + TTY):
-        raise hostlib.Fatal("/sys/class/tty/%s does not exist on this host:"
-                            " the present-tty sub-cases need a real tty "
-                            "that sysfs lists" % TTY)
+        raise host.Fatal("/sys/class/tty/%s does not exist on this host:"
+                         " the present-tty sub-cases need a real tty "
+                         "that sysfs lists" % TTY)
     try:
         fd = os.open("/dev/" + TTY, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         os.close(fd)
     except OSError as e:
-        raise hostlib.Fatal("/dev/%s cannot be opened (%s): the present-tty "
-                            "sub-cases need it" % (TTY, e))
+        raise host.Fatal("/dev/%s cannot be opened (%s): the present-tty "
+                         "sub-cases need it" % (TTY, e))
     if os.path.exists("/sys/class/tty/" + MISSING):
-        raise hostlib.Fatal("%s exists?" % MISSING)
+        raise host.Fatal("%s exists?" % MISSING)
 
     with h.case("%s never appears: CMD runs anyway after ~1 s" % MISSING):
         p = h.run([h.consolewait, "--cmdline", "", "--timeout", "1", MISSING,
@@ -82,15 +46,15 @@ def body(h):
                 "leaked fds" % MISSING):
         out = os.path.join(h.tmp, "fds-missing")
         p = h.run([h.consolewait, "--cmdline", "", "--timeout", "0.3",
-                   MISSING, "--", "sh", "-c", FD_SCRIPT, "sh", out])
+                   MISSING, "--", "sh", "-c", host.FD_SCRIPT, "sh", out])
         h.check(p.rc == 0, "expected exit status 0", p)
-        fds = read_fds(out)
+        fds = host.read_fds(out)
         h.check(fds is not None, "CMD did not run (no %s)" % out, p)
         h.check(fds["fd0"] == "/dev/null" and
                 not fds["fd1"].startswith("/dev/tty"),
                 "expected the inherited stdio, got %r" % fds, p)
-        h.check(leaks(fds) == "", "CMD inherited fds beyond stdio: %s"
-                % leaks(fds), p)
+        h.check(host.fd_leaks(fds) == "", "CMD inherited fds beyond stdio: %s"
+                % host.fd_leaks(fds), p)
 
     with h.case("CMD's exit status is consolewait's"):
         p = h.run([h.consolewait, "--cmdline", "", "--timeout", "0",
@@ -100,17 +64,12 @@ def body(h):
     with h.case("/dev/%s is there: CMD runs on it at once" % TTY):
         out = os.path.join(h.tmp, "fds-tty")
         p = h.run([h.consolewait, "--cmdline", "", "--timeout", "5",
-                   "/dev/" + TTY, "--", "sh", "-c", FD_SCRIPT, "sh", out])
+                   "/dev/" + TTY, "--", "sh", "-c", host.FD_SCRIPT, "sh", out])
         h.check(p.rc == 0, "expected exit status 0", p)
         h.within(p.elapsed, 1.0 * h.scale, "CMD at once", p)
-        fds = read_fds(out)
-        h.check(fds is not None, "CMD did not run (no %s)" % out, p)
-        want = "/dev/" + TTY
-        h.check(fds["fd0"] == want and fds["fd1"] == want and
-                fds["fd2"] == want, "expected stdin, stdout and stderr on "
-                "%s, got %r" % (want, fds), p)
-        h.check(leaks(fds) == "", "CMD inherited fds beyond stdio: %s"
-                % leaks(fds), p)
+        fds = h.expect_stdio_on(out, "/dev/" + TTY, p)
+        h.check(host.fd_leaks(fds) == "", "CMD inherited fds beyond stdio: %s"
+                % host.fd_leaks(fds), p)
 
     with h.case("consolewait %s (no CMD) prints /dev/%s" % (TTY, TTY)):
         p = h.run([h.consolewait, "--cmdline", "", "--timeout", "5", TTY])
@@ -135,7 +94,6 @@ def body(h):
                 "expected stderr to list the ttys seen, %s among them" % TTY,
                 p)
 
-
     # rootwait and waitdev take options anywhere (permuting getopt, and
     # the brief's own "rootwait --cmdline '' /dev/loopN --timeout 10");
     # CMD is already cut off at "--", so nothing needs getopt's "+" here
@@ -147,4 +105,4 @@ def body(h):
                 "/dev/loopN --timeout S" % TTY, p)
 
 
-hostlib.main("consolewait", body)
+host.main("consolewait", body)

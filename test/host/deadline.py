@@ -36,7 +36,7 @@ keeps the uevents coming.
 
 The clock is put back relative to its current value (no time is lost)
 in a finally block around each jump, and again in one around the whole
-test, which a failure, an exception or SIGTERM/SIGINT/SIGHUP (hostlib
+test, which a failure, an exception or SIGTERM/SIGINT/SIGHUP (host
 turns them into SystemExit) all pass through; only SIGKILL within the
 JUMP_HOLD s of a jump could leave it off. CLOCK_REALTIME is shared with
 every process on the machine: the jumps are few (RUNS / JUMP_EVERY) and
@@ -58,8 +58,7 @@ import os  # noqa: E402
 import re  # noqa: E402
 import signal  # noqa: E402
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 LOOPS = range(300, 340)
 GEN_LOOPS = range(300, 310)
@@ -79,7 +78,7 @@ def generate(backing, loops):
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
     i = busy = 0
     while True:
-        if hostlib.loop_cycle(loops[(i + busy) % len(loops)], fd):
+        if host.loop_cycle(loops[(i + busy) % len(loops)], fd):
             i += 1
         else:
             busy += 1
@@ -101,14 +100,14 @@ class WallClock:
         self.offset_ns += delta_ns
         moved = time.time() - before
         if abs(moved - delta_ns / 1e9) > 5:
-            raise hostlib.Fatal("clock_settime(CLOCK_REALTIME) by %+d s "
-                                "moved the clock by %+.1f s"
-                                % (delta_ns // 10**9, moved))
+            raise host.Fatal("clock_settime(CLOCK_REALTIME) by %+d s "
+                             "moved the clock by %+.1f s"
+                             % (delta_ns // 10**9, moved))
 
     def restore(self):
         if self.offset_ns:
-            hostlib.log("  putting CLOCK_REALTIME back by %+d s"
-                        % (-self.offset_ns // 10**9))
+            host.log("  putting CLOCK_REALTIME back by %+d s"
+                     % (-self.offset_ns // 10**9))
             self.shift(-self.offset_ns)
 
 
@@ -147,12 +146,12 @@ def one_run(h, run, clock, counter, scale):
 
     waiter = threading.Thread(target=reap, daemon=True)
     waiter.start()
-    watch = hostlib.StderrWatch(p, ("deadline at",))
-    if not h._poll(lambda: watch.seen("deadline at") or "t" in reaped,
-                   10 * scale, 0.002) or not watch.seen("deadline at"):
+    watch = host.StderrWatch(p, ("deadline at",))
+    if not host.poll(lambda: watch.seen("deadline at") or "t" in reaped,
+                     10 * scale, 0.002) or not watch.seen("deadline at"):
         waiter.join(10 * scale)
-        raise hostlib.Failure("run %d: no 'deadline at N ms' line at -vv"
-                              % run + "\n" + p.describe())
+        raise host.Failure("run %d: no 'deadline at N ms' line at -vv"
+                           % run + "\n" + p.describe())
     m = re.search(r"deadline at (\d+) ms", watch.first["deadline at"])
     deadline = int(m.group(1)) / 1000.0
     jumped_at = None
@@ -169,8 +168,8 @@ def one_run(h, run, clock, counter, scale):
     h.check("t" in reaped, "run %d: still running 10 s after its deadline"
             % run, p)
     if "error" in reaped:
-        raise hostlib.Fatal("SCHED_FIFO for the thread that reaps waitdev: "
-                            "%s" % reaped["error"])
+        raise host.Fatal("SCHED_FIFO for the thread that reaps waitdev: "
+                         "%s" % reaped["error"])
     events = counter.drain()
     rc = p.p.returncode
     h.check(rc == 1, "run %d: expected exit status 1 (deadline), got %s"
@@ -198,16 +197,16 @@ def one_run(h, run, clock, counter, scale):
     h.within(reaped_over, BOUND * scale, "run %d: from the deadline to "
              "the exit as reaped ('done' came %.1f ms after it)%s"
              % (run, over * 1000, why), p)
-    c = hostlib.counters(err)
+    c = host.counters(err)
     h.check(c is not None and c["received"] > 0, "run %d: waitdev "
             "received no uevents: nothing kept it busy" % run, p)
-    hostlib.log("  run %2d: done %6.2f ms after the deadline (expired "
-                "+%.2f, reaped +%.2f), %4d uevents received (%d made)%s"
-                % (run, over * 1000, (expired - deadline) * 1000,
-                   reaped_over * 1000, c["received"], events,
-                   ", wall clock %+d s then back, %.0f ms before the "
-                   "deadline" % (direction * JUMP, jumped_at * 1000)
-                   if direction else ""))
+    host.log("  run %2d: done %6.2f ms after the deadline (expired "
+             "+%.2f, reaped +%.2f), %4d uevents received (%d made)%s"
+             % (run, over * 1000, (expired - deadline) * 1000,
+                reaped_over * 1000, c["received"], events,
+                ", wall clock %+d s then back, %.0f ms before the "
+                "deadline" % (direction * JUMP, jumped_at * 1000)
+                if direction else ""))
     return over, bool(direction), c["received"], reaped_over
 
 
@@ -217,17 +216,17 @@ def body(h):
         h.loop(n)
     h.loop(TARGET)      # exists, never gets a medium
     backing = h.image("gen", fs=None, size=1 << 20)
-    counter = hostlib.UeventCounter(rb"/loop3\d\d(/|$)")
+    counter = host.UeventCounter(rb"/loop3\d\d(/|$)")
     gen = subprocess.Popen([sys.executable, os.path.abspath(__file__),
                             "--generate", backing] +
                            [str(n) for n in GEN_LOOPS])
     clock = WallClock()
     try:
-        if not h._poll(lambda: counter.drain() > 0 or
-                       gen.poll() is not None, 10, 0.05) or \
+        if not host.poll(lambda: counter.drain() > 0 or
+                         gen.poll() is not None, 10, 0.05) or \
                 gen.poll() is not None:
-            raise hostlib.Fatal("the uevent generator did not start "
-                                "(status %s)" % gen.poll())
+            raise host.Fatal("the uevent generator did not start "
+                             "(status %s)" % gen.poll())
         with h.case("%d waits for a device that never comes, uevents "
                     "arriving all along: exit within %.0f ms after the "
                     "deadline, wall clock jumps included"
@@ -237,9 +236,9 @@ def body(h):
             for run in range(RUNS):
                 try:
                     res.append(one_run(h, run, clock, counter, scale))
-                except hostlib.Failure as e:
+                except host.Failure as e:
                     failed.append(run)
-                    hostlib.log("FAIL: %s" % e)
+                    host.log("FAIL: %s" % e)
                 finally:
                     for p in h.procs:
                         p.kill()
@@ -261,21 +260,21 @@ def summary(res, scale):
         return ("p50 %.2f ms, p99 %.2f ms, max %.2f ms (n=%d)"
                 % (percentile(xs, 50) * 1000, percentile(xs, 99) * 1000,
                    max(xs) * 1000, len(xs)))
-    hostlib.log("deadline figures: from the deadline to waitdev's 'done': "
-                "all runs %s; runs with a wall-clock jump %s; without %s; "
-                "to the exit as reaped by the test: %s; uevents "
-                "received per wait median %d; timeout %g s, bound %.0f ms"
-                % (figures([r[0] for r in res]),
-                   figures([r[0] for r in res if r[1]]),
-                   figures([r[0] for r in res if not r[1]]),
-                   figures([r[3] for r in res]),
-                   statistics.median([r[2] for r in res] or [0]),
-                   TIMEOUT * scale, BOUND * scale * 1000))
-    hostlib.log("  command: meson test -C build --suite host deadline "
-                "(WAITDEV_DEADLINE_RUNS=%d)" % RUNS)
+    host.log("deadline figures: from the deadline to waitdev's 'done': "
+             "all runs %s; runs with a wall-clock jump %s; without %s; "
+             "to the exit as reaped by the test: %s; uevents "
+             "received per wait median %d; timeout %g s, bound %.0f ms"
+             % (figures([r[0] for r in res]),
+                figures([r[0] for r in res if r[1]]),
+                figures([r[0] for r in res if not r[1]]),
+                figures([r[3] for r in res]),
+                statistics.median([r[2] for r in res] or [0]),
+                TIMEOUT * scale, BOUND * scale * 1000))
+    host.log("  command: meson test -C build --suite host deadline "
+             "(WAITDEV_DEADLINE_RUNS=%d)" % RUNS)
 
 
 if len(sys.argv) > 2 and sys.argv[1] == "--generate":
     generate(sys.argv[2], [int(n) for n in sys.argv[3:]])
 else:
-    hostlib.main("deadline", body, loops=LOOPS)
+    host.main("deadline", body, loops=LOOPS)

@@ -22,8 +22,7 @@ import struct
 import sys
 sys.dont_write_bytecode = True
 import os  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 NETLINK_KOBJECT_UEVENT = 15
 CLONE_NEWNET = 0x40000000
@@ -35,7 +34,7 @@ def own_netns():
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(CLONE_NEWNET) != 0:
         e = ctypes.get_errno()
-        raise hostlib.Fatal("unshare(CLONE_NEWNET): %s" % os.strerror(e))
+        raise host.Fatal("unshare(CLONE_NEWNET): %s" % os.strerror(e))
 
 
 def uevent(action, devpath, subsystem, **env):
@@ -52,14 +51,14 @@ def send_to_kernel(payloads):
                       NETLINK_KOBJECT_UEVENT)
     try:
         for p in payloads:
-            hostlib.log("+ send to the kernel %r"
-                        % p.split(b"\0", 1)[0].decode())
+            host.log("+ send to the kernel %r"
+                     % p.split(b"\0", 1)[0].decode())
             hdr = struct.pack("=IHHII", 16 + len(p), NLMSG_MIN_TYPE,
                               NLM_F_REQUEST, 1, 0)
             s.sendto(hdr + p, (0, 0))
     except OSError as e:
-        raise hostlib.Fatal("cannot send a uevent to the kernel (%s): "
-                            "needs root and Linux >= 4.18" % e)
+        raise host.Fatal("cannot send a uevent to the kernel (%s): "
+                         "needs root and Linux >= 4.18" % e)
     finally:
         s.close()
 
@@ -83,14 +82,14 @@ def body(h):
             c.settimeout(2)
             send_to_kernel(FORGED[:1])
             data, addr = c.recvfrom(4096)
-            hostlib.log("  received %r from %r" % (data[:40], addr))
+            host.log("  received %r from %r" % (data[:40], addr))
             h.check(addr[0] == 0 and data.startswith(b"add@/devices/"
                                                      b"virtual/net/rtghost"),
                     "expected the re-broadcast from port id 0, got %r "
                     "from %r" % (data[:40], addr))
         except socket.timeout:
-            raise hostlib.Failure("no re-broadcast within 2 s: is this "
-                                  "kernel older than 4.18?")
+            raise host.Failure("no re-broadcast within 2 s: is this "
+                               "kernel older than 4.18?")
         finally:
             c.close()
 
@@ -103,13 +102,13 @@ def body(h):
         rc = p.wait(6)
         h.check(rc == 1, "expected exit status 1 (deadline passed): the "
                 "forged uevents were believed", p)
-        c = hostlib.counters(p.stderr)
+        c = host.counters(p.stderr)
         h.check(c is not None, "expected the -v statistics line", p)
-        hostlib.log("  counters: %s" % c)
+        host.log("  counters: %s" % c)
         h.check(c["forged"] >= 2, "expected >= 2 forged uevents counted, "
                 "got %d" % c["forged"], p)
         h.check(c["accepted"] == 0, "expected none accepted, got %d"
                 % c["accepted"], p)
 
 
-hostlib.main("forged-rebroadcast", body)
+host.main("forged-rebroadcast", body)

@@ -19,11 +19,9 @@ non-zero sender port id; only the kernel (port 0) may be believed.
 import socket
 import sys
 sys.dont_write_bytecode = True
-import os  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 NETLINK_KOBJECT_UEVENT = 15
 seqnum = 999990
@@ -46,12 +44,12 @@ def forge(h, datagrams):
                           NETLINK_KOBJECT_UEVENT)
         s.bind((0, 0))
         for d in datagrams:
-            hostlib.log("+ forge %r" % d.split(b"\0", 1)[0].decode())
+            host.log("+ forge %r" % d.split(b"\0", 1)[0].decode())
             s.sendto(d, (0, 1))
         s.close()
     except OSError as e:
-        raise hostlib.Fatal("cannot multicast on NETLINK_KOBJECT_UEVENT "
-                            "group 1 (%s): needs root/CAP_NET_ADMIN" % e)
+        raise host.Fatal("cannot multicast on NETLINK_KOBJECT_UEVENT "
+                         "group 1 (%s): needs root/CAP_NET_ADMIN" % e)
 
 
 def loop_uevent(n, name_n=None, major=7):
@@ -62,11 +60,11 @@ def loop_uevent(n, name_n=None, major=7):
 
 
 def counters_of(h, p):
-    c = hostlib.counters(p.stderr)
+    c = host.counters(p.stderr)
     h.check(c is not None, "expected the -v statistics line "
             "('uevents: N received, N accepted, N forged, ...') on stderr",
             p)
-    hostlib.log("  counters: %s" % c)
+    host.log("  counters: %s" % c)
     return c
 
 
@@ -143,4 +141,4 @@ def body(h):
                 "expected WAITDEV_ROOT='/dev/loop104'", p)
 
 
-hostlib.main("forged-uevent", body)
+host.main("forged-uevent", body)

@@ -22,8 +22,7 @@ sys.dont_write_bytecode = True
 import os  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 SEQ = [90000]
 
@@ -131,4 +130,4 @@ def cases(h):
         h.check(r.stdout == evil, "WAITDEV_NET is %r" % r.stdout, p)
 
 
-hostlib.main("hostile-names", body)
+host.main("hostile-names", body)

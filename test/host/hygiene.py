@@ -16,36 +16,29 @@ import signal
 import sys
 import time
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 TTY = "ttyS0"
 MISSING = "ttyWDT7"
 
-# as in consolewait_tty.py: CMD's own fds 0-2 and any fd >= 3 it inherited
-FD_SCRIPT = r'''
-a=$(readlink /proc/$$/fd/0); b=$(readlink /proc/$$/fd/1)
-c=$(readlink /proc/$$/fd/2); leak=
-for n in 3 4 5 6 7 8 9; do
-    [ -e /proc/$$/fd/$n ] && leak="$leak $n:$(readlink /proc/$$/fd/$n)"
-done
-printf 'fd0=%s\nfd1=%s\nfd2=%s\nleak=%s\n' "$a" "$b" "$c" "$leak" > "$1"
-'''
+
+def interrupted(h, p, signo):
+    """@p, waiting, gets @signo: it ends at once with 128 + @signo and
+    says "interrupted", and its CMD (echo cmd-ran) never runs."""
+    h.wait_subscribed(p)
+    t = time.monotonic()
+    p.p.send_signal(signo)
+    name = signal.Signals(signo).name
+    h.expect_exit(p, 128 + signo, 2, since=t, why="after " + name)
+    h.check("interrupted by signal %d" % signo in p.stderr,
+            "expected 'interrupted by signal %d' on stderr" % signo, p)
+    h.check("cmd-ran" not in p.stdout, "CMD ran after " + name, p)
 
 
 def close_stdio():
     """preexec_fn: the program starts with 0, 1 and 2 closed."""
     for fd in (0, 1, 2):
         os.close(fd)
-
-
-def read_fds(path):
-    try:
-        with open(path) as f:
-            return dict(line.rstrip("\n").split("=", 1) for line in f
-                        if "=" in line)
-    except FileNotFoundError:
-        return None
 
 
 def own_fds(pid):
@@ -141,14 +134,8 @@ def signal_cases(h):
                     "libkmod worker thread must not take it)" % name):
             # an empty module directory: libkmod finds no index, but the
             # loader and its worker thread start all the same
-            p = h.start(argv, preexec_fn=default_signals)
-            h.wait_subscribed(p)
-            t = time.monotonic()
-            p.p.send_signal(signal.SIGTERM)
-            h.expect_exit(p, 143, 2, since=t, why="after SIGTERM")
-            h.check("interrupted by signal 15" in p.stderr,
-                    "expected 'interrupted by signal 15' on stderr", p)
-            h.check("cmd-ran" not in p.stdout, "CMD ran after SIGTERM", p)
+            interrupted(h, h.start(argv, preexec_fn=default_signals),
+                        signal.SIGTERM)
 
     # The outcome is decided, printed and stands: a SIGTERM after it must
     # not turn it into 143. To send it at that moment without a race,
@@ -174,7 +161,7 @@ def signal_cases(h):
                                  10 * h.scale)
                 h.check(found, "expected the 'found' notice", p)
                 time.sleep(0.2)
-                hostlib.log("+ kill -TERM %d, then read its stdout" % p.pid)
+                host.log("+ kill -TERM %d, then read its stdout" % p.pid)
                 p.p.send_signal(signal.SIGTERM)
                 out = drain(r).lstrip(b"x").decode()
             finally:
@@ -193,15 +180,15 @@ def cmd_after_found_case(h):
     open() of the tty, in reopen_stdio(), deterministically."""
     with h.case("consolewait -- CMD: SIGTERM after the console was found "
                 "-> CMD runs all the same"):
-        if hostlib.WRAPPER:
+        if host.WRAPPER:
             # strace would inject into the wrapper's (valgrind's) syscall
-            hostlib.log("  not under %s: strace injects into the wrapper"
-                        % " ".join(hostlib.WRAPPER))
+            host.log("  not under %s: strace injects into the wrapper"
+                     % " ".join(host.WRAPPER))
             return
         strace = shutil.which("strace")
         if not strace:
-            raise hostlib.Fatal("strace is not installed "
-                                "(tools/install-deps)")
+            raise host.Fatal("strace is not installed "
+                             "(tools/install-deps)")
         out = os.path.join(h.tmp, "cmd-after-found")
         p = h.run([strace, "-qq", "-o", "/dev/null", "-P", "/dev/" + TTY,
                    "-e", "trace=openat", "-e", "inject=openat:signal=TERM",
@@ -279,14 +266,8 @@ def output_cases(h):
         name = os.path.basename(argv[0])
         with h.case("%s: SIGHUP during the wait -> 129 and 'interrupted'"
                     % name):
-            p = h.start(argv, preexec_fn=default_signals)
-            h.wait_subscribed(p)
-            t = time.monotonic()
-            p.p.send_signal(signal.SIGHUP)
-            h.expect_exit(p, 129, 2, since=t, why="after SIGHUP")
-            h.check("interrupted by signal 1" in p.stderr,
-                    "expected 'interrupted by signal 1' on stderr", p)
-            h.check("cmd-ran" not in p.stdout, "CMD ran after SIGHUP", p)
+            interrupted(h, h.start(argv, preexec_fn=default_signals),
+                        signal.SIGHUP)
 
 
 def stdio_cases(h):
@@ -303,10 +284,10 @@ def stdio_cases(h):
             fds = own_fds(p.pid)
             # under valgrind its --log-file takes the first closed one
             # before the program runs (WAITDEV_WRAPPER_FDS): not ours
-            wrapper = [fd for fd, v in fds.items() if hostlib.WRAPPER_FDS
-                       and v.startswith(hostlib.WRAPPER_FDS)]
+            wrapper = [fd for fd, v in fds.items() if host.WRAPPER_FDS
+                       and v.startswith(host.WRAPPER_FDS)]
             for fd in wrapper:
-                hostlib.log("  fd %d on %s: the wrapper's own" % (fd, fds[fd]))
+                host.log("  fd %d on %s: the wrapper's own" % (fd, fds[fd]))
             h.check(all(v == "/dev/null" for fd, v in fds.items()
                         if fd not in wrapper),
                     "expected /dev/null on 0, 1 and 2, got %r" % fds, p)
@@ -315,14 +296,9 @@ def stdio_cases(h):
                 "console on all three"):
         out = os.path.join(h.tmp, "fds-closed")
         p = h.run([h.consolewait, "--cmdline", "", "--timeout", "5",
-                   "--no-kmsg", TTY, "--", "sh", "-c", FD_SCRIPT, "sh", out],
-                  preexec_fn=close_stdio)
-        fds = read_fds(out)
-        h.check(fds is not None, "CMD did not run (no %s)" % out, p)
-        want = "/dev/" + TTY
-        h.check(fds["fd0"] == want and fds["fd1"] == want and
-                fds["fd2"] == want, "expected stdin, stdout and stderr on "
-                "%s, got %r" % (want, fds), p)
+                   "--no-kmsg", TTY, "--", "sh", "-c", host.FD_SCRIPT, "sh",
+                   out], preexec_fn=close_stdio)
+        fds = h.expect_stdio_on(out, "/dev/" + TTY, p)
         h.check(fds["leak"] == "", "CMD inherited fds beyond stdio: %s"
                 % fds["leak"], p)
 
@@ -345,15 +321,15 @@ def stdio_cases(h):
 
 def body(h):
     if not os.path.exists("/sys/class/tty/" + TTY):
-        raise hostlib.Fatal("/sys/class/tty/%s does not exist on this host"
-                            % TTY)
+        raise host.Fatal("/sys/class/tty/%s does not exist on this host"
+                         % TTY)
     for name in (MISSING,):
         if os.path.exists("/sys/class/tty/" + name):
-            raise hostlib.Fatal("%s exists?" % name)
+            raise host.Fatal("%s exists?" % name)
     stdio_cases(h)
     signal_cases(h)
     cmd_after_found_case(h)
     output_cases(h)
 
 
-hostlib.main("hygiene", body)
+host.main("hygiene", body)

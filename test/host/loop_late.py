@@ -11,9 +11,7 @@ with libblkid takes a root as ready only when it recognises one.
 """
 import sys
 sys.dont_write_bytecode = True
-import os  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 
 def late(h, n, argv, expect_line):
@@ -27,7 +25,7 @@ def late(h, n, argv, expect_line):
     lines = p.stdout.splitlines()
     h.check(expect_line in lines, "expected the line %r on stdout"
             % expect_line, p)
-    hostlib.log("  found %.3f s after losetup" % took)
+    host.log("  found %.3f s after losetup" % took)
 
 
 def body(h):
@@ -56,7 +54,6 @@ def body(h):
         late(h, 107, [h.rootwait, "--cmdline", "root=%s rootwait" % devt],
              "/dev/loop107")
 
-
     h.loop_remove(107)
     with h.case("waitdev --root /dev/loop107: the device is created "
                 "(LOOP_CTL_ADD, size 0) and then attached while waiting"):
@@ -71,4 +68,4 @@ def body(h):
                 "expected WAITDEV_ROOT='/dev/loop107'", p)
 
 
-hostlib.main("loop-late", body)
+host.main("loop-late", body)

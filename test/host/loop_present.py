@@ -10,8 +10,7 @@ scan, without any uevent; and a kernel command line with problems
 import sys
 sys.dont_write_bytecode = True
 import os  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 N = 105
 NODE = "/dev/loop%d" % N
@@ -43,7 +42,7 @@ def body(h):
         p = h.start([h.waitdev, "--cmdline", "", "--root", "loop%d" % N,
                      "--timeout", "10", "--format", "json"])
         h.expect_exit(p, 0, QUICK)
-        j = hostlib.parse_json(p.stdout)
+        j = host.parse_json(p.stdout)
         t = j.get("targets") or [{}]
         h.check(j.get("status") == "found" and len(t) == 1 and
                 t[0].get("role") == "root" and
@@ -156,4 +155,4 @@ def tolerant(h, node):
         h.check(p.stdout == "cmd-ran\n", "expected CMD's output", p)
 
 
-hostlib.main("loop-present", body)
+host.main("loop-present", body)

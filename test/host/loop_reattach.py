@@ -12,10 +12,8 @@ together, so it keeps running after the root is found:
 """
 import sys
 sys.dont_write_bytecode = True
-import os  # noqa: E402
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 N = 106
 NODE = "/dev/loop%d" % N
@@ -64,4 +62,4 @@ def body(h):
         h.check(p.stdout == NODE + "\n", "expected stdout %s" % NODE, p)
 
 
-hostlib.main("loop-detach-reattach", body)
+host.main("loop-detach-reattach", body)

@@ -14,9 +14,7 @@ the start or arrive while it waits. Without libblkid (probe: none) size
 import re
 import sys
 sys.dont_write_bytecode = True
-import os  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 N = 102
 NODE = "/dev/loop%d" % N
@@ -46,7 +44,7 @@ def body(h):
                 % (N, maj, mnr), p)
         h.check(p.stdout == "", "expected nothing on stdout (plain format, "
                 "nothing found)", p)
-        hostlib.log("  took %.3f s" % p.elapsed)
+        host.log("  took %.3f s" % p.elapsed)
 
     with h.case("waitdev --format shell reports WAITDEV_MISSING"):
         p = h.start([h.waitdev, "--cmdline", "", "--root", NODE,
@@ -62,7 +60,7 @@ def body(h):
                      "--timeout", "0.5", "--format", "json"])
         rc = p.wait(10)
         h.check(rc == 1, "expected exit status 1", p)
-        j = hostlib.parse_json(p.stdout)
+        j = host.parse_json(p.stdout)
         t = j.get("targets") or [{}]
         h.check(j.get("status") == "timeout" and len(t) == 1 and
                 t[0].get("state") == "timeout" and
@@ -153,4 +151,4 @@ def no_fs_cases(h, zeros, maj, mnr):
                 "'no medium'" % N, p)
 
 
-hostlib.main("loop-timeout", body)
+host.main("loop-timeout", body)

@@ -16,14 +16,14 @@ for LABEL= in a child process, so:
 Before the fix waitdev read the device itself and stayed in D state until
 the read ended (here: until the flag was removed).
 """
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 sys.dont_write_bytecode = True
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 N = 109
 NODE = "/dev/loop%d" % N
@@ -38,23 +38,23 @@ class Stall:
         self.h = h
         helper = os.environ.get("WAITDEV_FUSE_STALL", "")
         if not helper or not os.access(helper, os.X_OK):
-            raise hostlib.Fatal(
+            raise host.Fatal(
                 "fuse-stall helper missing ($WAITDEV_FUSE_STALL=%r): the "
                 "build needs libfuse3 (tools/install-deps: libfuse3-dev "
                 "fuse3)" % helper)
         if not os.path.exists("/dev/fuse"):
-            raise hostlib.Fatal("/dev/fuse is missing (CONFIG_FUSE_FS)")
+            raise host.Fatal("/dev/fuse is missing (CONFIG_FUSE_FS)")
         self.img = h.image("stall", "ext4", mkfs_args=["-L", LABEL])
         self.mnt = os.path.join(h.tmp, "mnt")
         self.flag = os.path.join(h.tmp, "stall-flag")
         self.disk = os.path.join(self.mnt, "disk")
         os.mkdir(self.mnt)
-        hostlib.log("+ %s %s %s %s &" % (helper, self.img, self.flag,
-                                         self.mnt))
+        host.log("+ %s %s %s %s &" % (helper, self.img, self.flag,
+                                      self.mnt))
         self.fuse = subprocess.Popen([helper, self.img, self.flag, self.mnt],
                                      stdin=subprocess.DEVNULL)
-        if not h._poll(lambda: os.path.exists(self.disk), 5):
-            raise hostlib.Fatal("fuse-stall: %s did not appear" % self.disk)
+        if not host.poll(lambda: os.path.exists(self.disk), 5):
+            raise host.Fatal("fuse-stall: %s did not appear" % self.disk)
         self.readers = []
 
     def attach(self, stalled=True):
@@ -75,6 +75,15 @@ class Stall:
         self.h.check(dd.poll() is None, "precondition: a read of %s "
                      "should hang while the flag exists; dd ended with "
                      "status %s" % (NODE, dd.poll()))
+
+    @contextlib.contextmanager
+    def attached(self):
+        """The stalled device attached for the body, released after."""
+        try:
+            self.attach()
+            yield
+        finally:
+            self.release()
 
     def release(self):
         """Lets the hanging reads answer, waits for them, detaches."""
@@ -117,8 +126,8 @@ def probing(h, p):
 
 def body(h):
     if h.features.get("probe") != "libblkid":
-        raise hostlib.Fatal("this waitdev has no libblkid probe: LABEL= "
-                            "cannot be tested")
+        raise host.Fatal("this waitdev has no libblkid probe: LABEL= "
+                         "cannot be tested")
     h.loop(N)
     s = Stall(h)
     try:
@@ -130,8 +139,7 @@ def body(h):
 def cases(h, s):
     with h.case("--timeout 2 with the probe of %s hanging: status 1 at "
                 "the deadline" % NODE):
-        try:
-            s.attach()
+        with s.attached():
             p = h.start(waitdev(h, 2 * h.scale))
             took = h.expect_exit(p, 1, 2 + 1.5,
                                  why="at the deadline, the read still "
@@ -147,17 +155,14 @@ def cases(h, s):
                     % N, p)
             h.check(p.stdout == "", "expected no root on stdout (plain "
                     "output lists only what was found)", p)
-        finally:
-            s.release()
 
     with h.case("SIGTERM while the probe of %s hangs: 143, "
                 "\"interrupted\", promptly" % NODE):
-        try:
-            s.attach()
+        with s.attached():
             p = h.start(waitdev(h, 30), preexec_fn=default_signals)
             h.wait_subscribed(p)
             time.sleep(1.0)     # the scan found loop109: its probe hangs
-            hostlib.log("+ kill -TERM %d" % p.pid)
+            host.log("+ kill -TERM %d" % p.pid)
             t = time.monotonic()
             p.p.send_signal(signal.SIGTERM)
             h.expect_exit(p, 143, 1.0, since=t, why="after SIGTERM")
@@ -165,24 +170,19 @@ def cases(h, s):
                     "expected 'interrupted' in the log", p)
             probing(h, p)
             h.check(p.stdout == "", "expected no result on stdout", p)
-        finally:
-            s.release()
 
     with h.case("control: the read answers while waitdev waits: %s "
                 "found" % NODE):
-        try:
-            s.attach()
+        with s.attached():
             p = h.start(waitdev(h, 20 * h.scale))
             h.expect_running(p, 1.0, "the probe of %s hangs" % NODE)
-            hostlib.log("+ rm %s (reads answer again)" % s.flag)
+            host.log("+ rm %s (reads answer again)" % s.flag)
             t = time.monotonic()
             os.unlink(s.flag)
             h.expect_exit(p, 0, 3.0, since=t, why="once reads answer")
             h.check(p.stdout == "root %s\n" % NODE,
                     "expected 'root %s' on stdout" % NODE, p)
-        finally:
-            s.release()
 
 
 if __name__ == "__main__":
-    hostlib.main("probe-stall", body)
+    host.main("probe-stall", body)

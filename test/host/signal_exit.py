@@ -7,10 +7,8 @@ promptly, printing no result; consolewait does not run its CMD then.
 import signal
 import sys
 sys.dont_write_bytecode = True
-import os  # noqa: E402
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 N = 103
 NODE = "/dev/loop%d" % N
@@ -30,7 +28,7 @@ def interrupt(h, argv, signo, forbidden_out=None):
     # (scaled: a slow start, under valgrind, takes over a second)
     h.expect_running(p, 0.5 * h.scale, "%s has no medium and the timeout "
                      "is 30 s" % NODE)
-    hostlib.log("+ kill -%s %d" % (signal.Signals(signo).name, p.pid))
+    host.log("+ kill -%s %d" % (signal.Signals(signo).name, p.pid))
     t = time.monotonic()
     p.p.send_signal(signo)
     h.expect_exit(p, 128 + signo, 2, since=t,
@@ -71,4 +69,4 @@ def body(h):
                   forbidden_out="cmd-ran")
 
 
-hostlib.main("signal", body)
+host.main("signal", body)

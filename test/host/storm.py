@@ -47,8 +47,7 @@ import sys
 sys.dont_write_bytecode = True
 import os  # noqa: E402
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 LOOPS = range(300, 340)
 TARGET = 339
@@ -71,7 +70,7 @@ DRAINED = "uevent queue read empty after an overflow"
 def veth_script():
     return "".join("link add %s%da type veth peer name %s%db\n"
                    "link del %s%da\n" % (IFPREFIX, i, IFPREFIX, i,
-                                          IFPREFIX, i)
+                                         IFPREFIX, i)
                    for i in range(VETH_PAIRS))
 
 
@@ -86,19 +85,19 @@ class LoopCycler:
     def attach(self, n, target_fd):
         """Attaches the target; returns when (time.monotonic())."""
         t = time.monotonic()
-        hostlib.loop_attach(n, target_fd)
+        host.loop_attach(n, target_fd)
         self.attached_at = self.i
         return t
 
     def cycle(self):
         n = STORM_LOOPS[(self.i + self.busy) % len(STORM_LOOPS)]
-        if hostlib.loop_cycle(n, self.fd):
+        if host.loop_cycle(n, self.fd):
             self.i += 1
             return
         self.busy += 1
         if self.busy > LOOP_CYCLES // 10:
-            raise hostlib.Fatal("loop300-338 are busy (held open by "
-                                "another process?): %d EBUSY" % self.busy)
+            raise host.Fatal("loop300-338 are busy (held open by "
+                             "another process?): %d EBUSY" % self.busy)
 
 
 def live_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale, rcvbuf,
@@ -118,7 +117,7 @@ def live_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale, rcvbuf,
                 t_attach = loops.attach(TARGET, target_fd)
             elif time.monotonic() - t0 > 10 * scale:
                 ip.kill()
-                raise hostlib.Failure(
+                raise host.Failure(
                     "rep %d: no overflow logged after %d loop cycles: the "
                     "storm does not overflow --rcvbuf %d\n%s"
                     % (rep, i, rcvbuf, p.describe()))
@@ -144,12 +143,12 @@ def stalled_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale):
     def caught_up():
         watch.count(OVERFLOWED)     # reads what is new
         return watch.last != OVERFLOWED or not p.running()
-    if not h._poll(caught_up, 30 * scale, 0.001):
-        raise hostlib.Failure("rep %d: the reader did not catch up with "
-                              "the storm (%d overflows logged, %d queues "
-                              "read empty)\n%s"
-                              % (rep, watch.count(OVERFLOWED),
-                                 watch.count(DRAINED), p.describe()))
+    if not host.poll(caught_up, 30 * scale, 0.001):
+        raise host.Failure("rep %d: the reader did not catch up with "
+                           "the storm (%d overflows logged, %d queues "
+                           "read empty)\n%s"
+                           % (rep, watch.count(OVERFLOWED),
+                              watch.count(DRAINED), p.describe()))
     before = watch.count(OVERFLOWED)
     os.kill(p.pid, signal.SIGSTOP)
     try:
@@ -157,11 +156,11 @@ def stalled_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale):
             loops.cycle()
     finally:
         os.kill(p.pid, signal.SIGCONT)
-    if not h._poll(lambda: watch.count(OVERFLOWED) > before or
-                   not p.running(), 10 * scale, 0.0002):
-        raise hostlib.Failure("rep %d: %d cycles into a stopped reader: "
-                              "no overflow logged after it resumed\n%s"
-                              % (rep, STALL_CYCLES, p.describe()))
+    if not host.poll(lambda: watch.count(OVERFLOWED) > before or
+                     not p.running(), 10 * scale, 0.0002):
+        raise host.Failure("rep %d: %d cycles into a stopped reader: "
+                           "no overflow logged after it resumed\n%s"
+                           % (rep, STALL_CYCLES, p.describe()))
     os.kill(p.pid, signal.SIGSTOP)
     try:
         for _ in range(REFILL_CYCLES):
@@ -183,11 +182,11 @@ def one_storm(h, rep, rng, mon, storm_fd, target_fd, scale):
     p = h.start([h.waitdev, "-vv", "--cmdline", "", "--root", node,
                  "--rcvbuf", str(rcvbuf), "--timeout", "%g" % (30 * scale),
                  "--format", "shell"])
-    watch = hostlib.StderrWatch(p, ("subscribed at", OVERFLOWED, DRAINED))
-    if not h._poll(lambda: watch.seen("subscribed at") or not p.running(),
-                   10 * scale, 0.005) or not p.running():
-        raise hostlib.Failure("rep %d: waitdev did not subscribe\n%s"
-                              % (rep, p.describe()))
+    watch = host.StderrWatch(p, ("subscribed at", OVERFLOWED, DRAINED))
+    if not host.poll(lambda: watch.seen("subscribed at") or not p.running(),
+                     10 * scale, 0.005) or not p.running():
+        raise host.Failure("rep %d: waitdev did not subscribe\n%s"
+                           % (rep, p.describe()))
     mon.drain()
     ip = subprocess.Popen(["ip", "-force", "-batch", "-"], text=True,
                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -207,8 +206,8 @@ def one_storm(h, rep, rng, mon, storm_fd, target_fd, scale):
     ip.wait(60)
     t_end = time.monotonic()
     if ip.returncode != 0:
-        raise hostlib.Fatal("ip -batch (veth pairs): status %d: %s"
-                            % (ip.returncode, err.strip()))
+        raise host.Fatal("ip -batch (veth pairs): status %d: %s"
+                         % (ip.returncode, err.strip()))
     rc = p.wait(10)    # Proc.wait scales it
     time.sleep(0.02)   # the last uevents of the storm reach the counter
     events = mon.drain()
@@ -220,7 +219,7 @@ def one_storm(h, rep, rng, mon, storm_fd, target_fd, scale):
     h.check(rc == 0, "rep %d: expected exit status 0" % rep, p)
     h.check("WAITDEV_ROOT='%s'" % node in p.stdout.splitlines(),
             "rep %d: expected WAITDEV_ROOT='%s'" % (rep, node), p)
-    c = hostlib.counters(p.stderr)
+    c = host.counters(p.stderr)
     h.check(c is not None, "rep %d: no statistics line" % rep, p)
     h.check(c["overflows"] >= 1, "rep %d: no ENOBUFS counted" % rep, p)
     h.check(c["rescans"] >= 1, "rep %d: no rescan counted" % rep, p)
@@ -258,10 +257,10 @@ def body(h):
     target_fd = os.open(target_img, os.O_RDWR | os.O_CLOEXEC)
     for i in range(VETH_PAIRS):
         h.links.append("%s%da" % (IFPREFIX, i))
-    mon = hostlib.UeventCounter(rb"/(loop3\d\d|wds[^/]*)(/|$)")
+    mon = host.UeventCounter(rb"/(loop3\d\d|wds[^/]*)(/|$)")
     rng = random.Random(SEED)
-    hostlib.log("  %d repetitions, %d loop cycles and %d veth pairs a "
-                "storm, seed %d" % (REPS, LOOP_CYCLES, VETH_PAIRS, SEED))
+    host.log("  %d repetitions, %d loop cycles and %d veth pairs a "
+             "storm, seed %d" % (REPS, LOOP_CYCLES, VETH_PAIRS, SEED))
     with h.case("%d storms into a small receive buffer: ENOBUFS, rescan, "
                 "loop%d found every time" % (REPS, TARGET)):
         t = time.monotonic()
@@ -270,9 +269,9 @@ def body(h):
         for rep in range(REPS):
             try:
                 r = one_storm(h, rep, rng, mon, storm_fd, target_fd, scale)
-            except hostlib.Failure as e:
+            except host.Failure as e:
                 missed.append("%d (%s)" % (rep, str(e).split("\n")[0]))
-                hostlib.log("FAIL: %s" % e)
+                host.log("FAIL: %s" % e)
                 h.detach(TARGET)
                 continue
             finally:
@@ -280,22 +279,22 @@ def body(h):
                     p.kill()
                 h.procs = []
             res.append(r)
-            hostlib.log("  rep %3d: --rcvbuf %d%s: %5d uevents in %.3f s, "
-                        "%d cycles, "
-                        "loop%d at cycle %d%s, %d overflows, %d rescans, "
-                        "found by %s%s %.1f ms after the attach"
-                        % (rep, r["rcvbuf"], ", stalled" if r["stalled"]
-                           else "", r["events"], r["storm_s"], r["cycles"],
-                           TARGET, r["attached_at"],
-                           " (the end)" if r["late"] else "", r["overflows"],
-                           r["rescans"], "rescan" if r["by_rescan"]
-                           else "uevent", " (its uevent was lost)"
-                           if r["own_lost"] else "",
-                           r["latency_s"] * 1000))
+            host.log("  rep %3d: --rcvbuf %d%s: %5d uevents in %.3f s, "
+                     "%d cycles, "
+                     "loop%d at cycle %d%s, %d overflows, %d rescans, "
+                     "found by %s%s %.1f ms after the attach"
+                     % (rep, r["rcvbuf"], ", stalled" if r["stalled"]
+                        else "", r["events"], r["storm_s"], r["cycles"],
+                        TARGET, r["attached_at"],
+                        " (the end)" if r["late"] else "", r["overflows"],
+                        r["rescans"], "rescan" if r["by_rescan"]
+                        else "uevent", " (its uevent was lost)"
+                        if r["own_lost"] else "",
+                        r["latency_s"] * 1000))
         wall = time.monotonic() - t
         ev = [r["events"] for r in res] or [0]
         lat = [r["latency_s"] for r in res] or [0]
-        hostlib.log(
+        host.log(
             "storm figures: %d repetitions, %d found, %d missed; uevents "
             "per storm min %d median %d max %d (%d in all); overflows "
             "per storm median %d; found by a rescan %d times, %d of them "
@@ -309,9 +308,9 @@ def body(h):
                sum(r["own_lost"] for r in res),
                sum(r["own_lost"] for r in res if r["stalled"]),
                statistics.median(lat) * 1000, max(lat) * 1000, wall))
-        hostlib.log("  command: meson test -C build --suite host storm "
-                    "(WAITDEV_STORM_REPS=%d WAITDEV_STORM_SEED=%d)"
-                    % (REPS, SEED))
+        host.log("  command: meson test -C build --suite host storm "
+                 "(WAITDEV_STORM_REPS=%d WAITDEV_STORM_SEED=%d)"
+                 % (REPS, SEED))
         h.check(not missed, "missed or failed in %d of %d repetitions: %s"
                 % (len(missed), REPS, "; ".join(missed)))
         h.check(min(ev) >= 1000, "a storm made only %d uevents: not a "
@@ -324,4 +323,4 @@ def body(h):
     os.close(target_fd)
 
 
-hostlib.main("storm", body, loops=LOOPS, ifprefix=IFPREFIX)
+host.main("storm", body, loops=LOOPS, ifprefix=IFPREFIX)

@@ -19,14 +19,13 @@ import sys
 sys.dont_write_bytecode = True
 import os
 import re  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 
 def body(h):
     unshare = shutil.which("unshare")
     if not unshare:
-        raise hostlib.Fatal("unshare (util-linux) is needed")
+        raise host.Fatal("unshare (util-linux) is needed")
     cmd = [h.waitdev, "--cmdline", "", "--source", "kernel", "--net", "lo",
            "--root", "/dev/nonexistent-wdt", "--timeout", "2"]
 
@@ -44,7 +43,7 @@ def body(h):
     with h.case("out of descriptors: found, or exit 3 with one line"):
         errors = 0
         if not os.path.exists("/sys/class/tty/tty1"):
-            raise hostlib.Fatal("no /sys/class/tty/tty1 on this host")
+            raise host.Fatal("no /sys/class/tty/tty1 on this host")
         for n in range(6, 13):
             p = h.run(["sh", "-c", 'ulimit -n %d && exec "$@"' % n, "sh",
                        h.waitdev, "--cmdline", "", "--source", "kernel",
@@ -72,4 +71,4 @@ def body(h):
                 "expected lo found", p)
 
 
-hostlib.main("sysfs-missing", body)
+host.main("sysfs-missing", body)

@@ -39,9 +39,8 @@ import sys
 import time
 import uuid as uuidlib
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
-from hostlib import Fatal, Failure, log  # noqa: E402
+from waitdevtest import host  # noqa: E402
+from waitdevtest.host import Fatal, Failure, log  # noqa: E402
 
 UDEVD_PATHS = ("/lib/systemd/systemd-udevd", "/usr/lib/systemd/systemd-udevd")
 RUN_UDEV = "/run/udev"
@@ -308,7 +307,7 @@ def waitdev(h, source, spec, *extra, timeout="10"):
 
 
 def check_found(h, p, source="udev"):
-    got = hostlib.shell_vars(p.stdout).get("WAITDEV_ROOT")
+    got = host.shell_vars(p.stdout).get("WAITDEV_ROOT")
     h.check(got == NODE, "expected WAITDEV_ROOT='%s', got %r" % (NODE, got),
             p)
     h.check("source: %s" % source in p.stderr,
@@ -334,8 +333,8 @@ def late(h, u, img, fsuuid, spec):
     for ln in links:
         h.check(os.path.realpath(ln) == NODE, "expected %s -> %s, it is "
                 "-> %s" % (ln, NODE, os.path.realpath(ln)), p)
-    hostlib.log("  found %.3f s after losetup; the links were there at exit"
-                % took)
+    host.log("  found %.3f s after losetup; the links were there at exit"
+             % took)
 
 
 def at_once(h, argv, source="udev"):
@@ -418,4 +417,4 @@ def body(h):
                 "expected 'source: kernel' in the -vv log", p)
 
 
-hostlib.main("udev-source", body)
+host.main("udev-source", body)

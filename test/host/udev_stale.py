@@ -16,8 +16,7 @@ import shutil
 import sys
 sys.dont_write_bytecode = True
 import os  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 # run inside the namespace: makes the socket, stale or listening, then
 # execs waitdev (the listening socket inherited, so it stays alive)
@@ -38,12 +37,12 @@ os.execv(sys.argv[2], sys.argv[2:])
 def body(h):
     unshare = shutil.which("unshare")
     if not unshare:
-        raise hostlib.Fatal("unshare (util-linux) is needed")
+        raise host.Fatal("unshare (util-linux) is needed")
     if h.features.get("udev source") != "yes":
-        raise hostlib.Fatal("this waitdev has no udev source: the test "
-                            "is for builds with libudev")
+        raise host.Fatal("this waitdev has no udev source: the test "
+                         "is for builds with libudev")
     if not os.path.exists("/sys/class/tty/tty1"):
-        raise hostlib.Fatal("no /sys/class/tty/tty1 on this host")
+        raise host.Fatal("no /sys/class/tty/tty1 on this host")
 
     def run(kind, timeout):
         return h.run([unshare, "-m", "--propagation", "private", "sh",
@@ -66,4 +65,4 @@ def body(h):
                 "expected 'source: udev' in the -vv log", p)
 
 
-hostlib.main("udev-stale", body)
+host.main("udev-stale", body)

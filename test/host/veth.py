@@ -7,12 +7,10 @@ rtnetlink. A veth end has a carrier only while both ends are up.
 """
 import sys
 sys.dont_write_bytecode = True
-import os  # noqa: E402
 import re  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostlib  # noqa: E402
+from waitdevtest import host  # noqa: E402
 
 MAC = "02:00:00:aa:bb:01"
 MAC9 = "02:00:00:aa:bb:09"
@@ -25,7 +23,7 @@ def waitdev_net(h, spec, timeout="10"):
 
 def expect_net(h, p, since, names):
     h.expect_exit(p, 0, 3, since=since)
-    got = hostlib.shell_vars(p.stdout).get("WAITDEV_NET")
+    got = host.shell_vars(p.stdout).get("WAITDEV_NET")
     h.check(got in names, "expected WAITDEV_NET to be %s"
             % " or ".join(repr(n) for n in names), p)
 
@@ -128,7 +126,7 @@ def body(h):
                                "wdt8b\nlink set wdt8a up\n"
                                "link set wdt8b up\n")
             if r.returncode:
-                raise hostlib.Fatal("ip -batch: " + r.stderr.strip())
+                raise host.Fatal("ip -batch: " + r.stderr.strip())
             expect_net(h, p, t, ["wdt8a"])
             h.ip("link", "del", "wdt8a")
 
@@ -151,4 +149,4 @@ def body(h):
                 "expected the line WAITDEV_NET='wdt6a wdt6b'", p)
 
 
-hostlib.main("veth", body)
+host.main("veth", body)

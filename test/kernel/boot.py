@@ -47,8 +47,8 @@ Times come from the kernel log the guest prints on ttyS0, whatever the
 console is: "time to /init" is the timestamp of "Run /init as init process".
 Boots are "quiet": the whole log is read from dmesg, not the console, so
 console output does not slow the boot being timed.
-Reuses test/qemu/harness.py (Boot, busybox, static checks). Standard library
-only.
+Reuses the test library's waitdevtest.harness (Boot, the initramfs tree and
+the start of /init, static checks). Standard library only.
 """
 import argparse
 import os
@@ -59,19 +59,11 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(TOP, "test", "qemu"))
-import harness  # noqa: E402
+from waitdevtest import TOP, harness
 
 # ttyS0 is the test's channel whatever console= says: the init writes its
 # markers, /proc/consoles and the kernel log there, never to its stdio.
-INIT = r"""#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-s=/dev/ttyS0
+INIT = harness.INIT_START + r"""s=/dev/ttyS0
 echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)" >$s
 fds=$(readlink /proc/1/fd/0)\|$(readlink /proc/1/fd/1)\|$(readlink /proc/1/fd/2)
 echo "KTEST-FD $fds" >$s
@@ -161,25 +153,12 @@ def variant_name(variant):
 
 
 def build_initramfs(work, waitdev=None):
+    """busybox and INIT; the static waitdev, when given, only by the
+    name the tests call it (consolewait)."""
     root = os.path.join(work, "initramfs")
-    for d in ("bin", "sbin", "proc", "sys", "dev"):
-        os.makedirs(os.path.join(root, d), exist_ok=True)
-    shutil.copy2(harness.find_busybox(), os.path.join(root, "bin/busybox"))
-    if waitdev:
-        harness.check_static(waitdev)
-        harness.run(["strip", "-o", os.path.join(root, "sbin/waitdev"),
-                     waitdev])
-        os.symlink("waitdev", os.path.join(root, "sbin/consolewait"))
-    with open(os.path.join(root, "init"), "w") as f:
-        f.write(INIT)
-    os.chmod(os.path.join(root, "init"), 0o755)
-    image = os.path.join(work, "initramfs.cpio.gz")
-    files = harness.run(["find", "."], cwd=root, capture_output=True).stdout
-    cpio = harness.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
-                       input=files, capture_output=True).stdout
-    with open(image, "wb") as f:
-        harness.run(["gzip", "-1"], input=cpio, stdout=f)
-    return image
+    harness.initramfs_tree(root, INIT, waitdev, names=("consolewait",))
+    return harness.pack_initramfs(root,
+                                  os.path.join(work, "initramfs.cpio.gz"))
 
 
 class Result:
@@ -634,6 +613,24 @@ TESTS = {
 }
 
 
+# the tests' bounds and times, in seconds: option, default, what it is
+BOUNDS = [
+    ("--slack", 0.25,
+     "consoledelay, default-wait: seconds allowed beyond the bound"),
+    ("--handover-noise", 0.25,
+     "no-wait: |patched - stock| bound on the last initcall to init "
+     "handover, s"),
+    ("--per-hub", 0.05, "hub-timing: bound on a root hub's probe, s"),
+    ("--per-controller", 0.1,
+     "hub-timing: bound on the growth of time to /init per added "
+     "controller, net of its own probe cost, s (a synchronous hub init "
+     "adds at least 0.12)"),
+    ("--plug-after", 3.0,
+     "consolewait-param: seconds into the wait before the usb-serial is "
+     "plugged in"),
+]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("test", choices=sorted(TESTS))
@@ -641,26 +638,13 @@ def main():
     ap.add_argument("--boots", type=int, default=5,
                     help="no-wait, hub-timing: boots per kernel or "
                     "controller count (default 5)")
-    ap.add_argument("--slack", type=float, default=0.25,
-                    help="consoledelay, default-wait: seconds allowed "
-                    "beyond the bound")
-    ap.add_argument("--handover-noise", type=float, default=0.25,
-                    help="no-wait: |patched - stock| bound on the last "
-                    "initcall to init handover, s")
-    ap.add_argument("--per-hub", type=float, default=0.05,
-                    help="hub-timing: bound on a root hub's probe, s")
-    ap.add_argument("--per-controller", type=float, default=0.1,
-                    help="hub-timing: bound on the growth of time to /init "
-                    "per added controller, net of its own probe cost, s "
-                    "(a synchronous hub init adds at least 0.12)")
+    for option, default, what in BOUNDS:
+        ap.add_argument(option, type=float, default=default, help=what)
     ap.add_argument("--kernel", action="append", default=[],
                     metavar="VARIANT=BZIMAGE",
                     help="boot this bzImage for VARIANT (stock or "
                     "patched), with nothing added to its command line: "
                     "experiments")
-    ap.add_argument("--plug-after", type=float, default=3.0,
-                    help="consolewait-param: seconds into the wait before "
-                    "the usb-serial is plugged in")
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory")
     args = ap.parse_args()

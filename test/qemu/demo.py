@@ -7,8 +7,10 @@ initramfs, the USB stick holding the root filesystem is plugged 3 s after
 moment it appears, and the root's /sbin/init runs. Ends with a timeline
 in the guest's clock.
 
-    demo.py [--waitdev PATH] [--plug-after S] [--quiet]
-            [--kernel VMLINUZ --modules TREE]
+    tools/py test/qemu/demo.py [--waitdev PATH] [--plug-after S] [--quiet]
+                               [--kernel VMLINUZ --modules TREE]
+
+(./demo runs it after the static build.)
 """
 import argparse
 import os
@@ -16,9 +18,8 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
-from harness import ROOT_UUID, usb_stick  # noqa: E402
+from waitdevtest import harness
+from waitdevtest.harness import ROOT_UUID, usb_stick
 
 APPEND = ("console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4 "
           "root=UUID=%s rootdelay=60 initverbose=1 printk.devkmsg=on"
@@ -35,11 +36,8 @@ def kernel_time(boot, pattern):
 
 
 def main():
-    top = os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--waitdev",
-                    default=os.path.join(top, "build-static/bin/waitdev"))
+    ap.add_argument("--waitdev", default=harness.STATIC_WAITDEV)
     ap.add_argument("--plug-after", type=float, default=3.0)
     ap.add_argument("--quiet", action="store_true",
                     help="do not show the guest console live")
@@ -96,7 +94,7 @@ def demo(a, work):
     if found is not None and plugged is not None:
         print("\nwaitdev returned %.2f s after the plug; rootdelay=60 alone "
               "would have slept until %.1f s." % (found - plugged,
-                                                   (init or 0) + 60))
+                                                  (init or 0) + 60))
     ok = "ROOT-INIT-OK" in b.text()
     print("\n%s" % ("the late USB root booted." if ok else
                     "FAILED: the root's /sbin/init did not run"))

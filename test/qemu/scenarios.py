@@ -2,82 +2,31 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """
 The QEMU boot scenarios: each boots Debian's kernel with the waitdev
-initramfs (harness.py) and asserts on what the guest printed.
+initramfs (waitdevtest.harness) and asserts on what the guest printed.
 
-    scenarios.py [--waitdev PATH] [--kernel VMLINUZ --modules TREE]
-                 [--work DIR] [--list] SCENARIO...
+    tools/py test/qemu/scenarios.py [--waitdev PATH]
+        [--kernel VMLINUZ --modules TREE] [--work DIR] [--list] SCENARIO...
 
 Times are measured in the guest (/proc/uptime printed by /init around
 the wait) so that TCG's slowness and the host's load do not distort them.
 Exit 0 when every scenario passed; each failure says which assertion.
 """
-import argparse
 import os
-import re
 import shutil
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
-from harness import (MBR_ID, ROOT_LABEL, ROOT_PARTLABEL,  # noqa: E402
-                     ROOT_PARTUUID, ROOT_UUID, SECOND_PARTUUID,
-                     HarnessError, usb_stick)
+from waitdevtest import TOP, harness
+from waitdevtest.harness import (DRIVE, MBR_ID, ROOT_LABEL, ROOT_PARTLABEL,
+                                 ROOT_PARTUUID, ROOT_UUID, SECOND_PARTUUID,
+                                 XHCI, Check, HarnessError, usb_stick)
 
 BASE = "console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4"
-DRIVE = ["-drive", "if=none,id=rootdisk,format=raw,file=%(disk)s"]
-XHCI = ["-device", "qemu-xhci,id=xhci"]
 
 
-# how long after the kernel logged a device waitdev may log it found:
-# the benchmark measures about 20 ms from the uevent under TCG
-# (bench/README.md); a polling wait would take up to its period
-PROMPT = 0.5
-
-
-class Check:
-    def __init__(self, name):
-        self.name, self.failures, self.w, self.lag = name, [], None, None
-
-    def that(self, cond, what, boot=None):
-        if not cond:
-            self.failures.append(what)
-            harness.log("FAILED: %s: %s" % (self.name, what))
-
-    def promptly(self, boot, appeared, found):
-        """Every waitdev line @found in the kernel log came within PROMPT
-        seconds of the kernel's own line @appeared before it (the device's
-        arrival), both stamped by the kernel's clock."""
-        devs = [t for t, _ in boot.kmsg(appeared)]
-        hits = [t for t, _ in boot.kmsg(found)]
-        self.that(hits, "waitdev's line /%s/ reached the kernel log"
-                  % found)
-        for t in hits:
-            before = [d for d in devs if d <= t]
-            if not before:
-                self.that(False, "the kernel logged /%s/ before waitdev's "
-                          "/%s/ at %.3f" % (appeared, found, t))
-                continue
-            lag = t - before[-1]
-            self.lag = max(self.lag or 0, lag)
-            self.that(lag <= PROMPT, "waitdev logged /%s/ %.3f s after the "
-                      "kernel logged /%s/ (at most %.1f s)"
-                      % (found, lag, appeared, PROMPT))
-
-    def waited(self, boot):
-        """Seconds /init spent in waitdev, from the guest's clock."""
-        start = boot.guest_time("WAITDEV-INIT-START")
-        end = boot.guest_time("WAITDEV-RC")
-        if start is None or end is None:
-            return None
-        self.w = end - start
-        return self.w
-
-
-def rc_of(boot):
-    m = re.search(r"WAITDEV-RC (\d+)", boot.text())
-    return int(m.group(1)) if m else None
+# the root's stick plugged in from the start
+STICK = DRIVE + XHCI + ["-device", "usb-storage,bus=xhci.0,drive=rootdisk"]
 
 
 def boot(env, name, append, args=(), plan=(), timeout=150):
@@ -88,16 +37,29 @@ def boot(env, name, append, args=(), plan=(), timeout=150):
     return b
 
 
+def chardev_file(env, name):
+    """A chardev backend writing to a new file in the work directory:
+    (its path, the QMP chardev-add arguments)."""
+    out = os.path.join(env["work"], name + ".out")
+    if os.path.exists(out):
+        os.unlink(out)
+    return out, {"id": name, "backend": {"type": "file",
+                                         "data": {"out": out}}}
+
+
+def contents(path):
+    return open(path, errors="replace").read() if os.path.exists(path) \
+        else ""
+
+
 def root_late(env, spec, name, plug_at=3.0):
     c = Check(name)
     b = boot(env, name, "waitdev.root=%s waitdev.timeout=30" % spec,
              DRIVE + XHCI, [(plug_at, *usb_stick())])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
-    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
-    c.that(w is not None and plug_at - 0.5 <= w <= plug_at + 4,
-           "waited about %.0f s for the late stick (waited %s s)"
-           % (plug_at, w))
+    c.exit_status(b)
+    c.root_ran(b)
+    c.waited_within(b, plug_at - 0.5, plug_at + 4,
+                    "waited about %.0f s for the late stick" % plug_at)
     c.promptly(b, r"\bsda: sda1", r"waitdev: root .*: found /dev/sda1")
     return c, b
 
@@ -120,7 +82,7 @@ def s_root_label(env):
 
 def s_root_partlabel(env):
     return root_late(env, "PARTLABEL=" + ROOT_PARTLABEL,
-                      "root-late-partlabel")
+                     "root-late-partlabel")
 
 
 def s_root_partnroff(env):
@@ -143,12 +105,10 @@ def s_root_virtio(env):
              "root=UUID=%s waitdev.timeout=30" % ROOT_UUID, DRIVE,
              [(3.0, "device_add", {"driver": "virtio-blk-pci",
                                    "drive": "rootdisk", "id": "vblk"})])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.exit_status(b)
     c.promptly(b, r"\bvda: vda1", r"waitdev: root .*: found /dev/vda1")
-    c.that(w is not None and 2.5 <= w <= 7,
-           "waited about 3 s for the late disk (waited %s s)" % w)
-    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    c.waited_within(b, 2.5, 7, "waited about 3 s for the late disk")
+    c.root_ran(b)
     return c, b
 
 
@@ -160,30 +120,26 @@ def s_root_dm(env):
     b = boot(env, "root-late-dm", "root=/dev/wdt-vg/root waitdev.timeout=30 "
              "dmlinear=/dev/sda1:wdt--vg-root",
              DRIVE + XHCI, [(3.0, *usb_stick())])
-    w = c.waited(b)
     made = b.guest_time("WAITDEV-DM-CREATED")
     end = b.guest_time("WAITDEV-RC")
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.exit_status(b)
     c.that(b.kmsg(r"waitdev: root /dev/wdt-vg/root: found /dev/dm-0"),
            "the kernel log says the root was found as the device-mapper "
            "device dm-0")
     c.that(made is not None and end is not None and end >= made,
            "found after the device-mapper device was made (%s, %s)"
            % (made, end))
-    c.that(w is not None and 2.5 <= w <= 9,
-           "waited about 3 s (waited %s s)" % w)
-    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    c.waited_within(b, 2.5, 9, "waited about 3 s")
+    c.root_ran(b)
     return c, b
 
 
 def s_root_present(env):
     c = Check("root-present")
-    b = boot(env, "root-present", "root=/dev/sda1",
-             DRIVE + XHCI + ["-device",
-                             "usb-storage,bus=xhci.0,drive=rootdisk"])
+    b = boot(env, "root-present", "root=/dev/sda1", STICK)
     w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
-    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    c.exit_status(b)
+    c.root_ran(b)
     # enumeration of a stick that is there still takes the kernel a
     # moment under TCG; no fixed delay is paid on top
     c.that(w is not None and w < 3, "no wait beyond enumeration (%s s)" % w)
@@ -198,11 +154,8 @@ def root_never(env, name, append, secs):
     c = Check(name)
     b = boot(env, name, "root=/dev/sda1 " + append,
              DRIVE + XHCI + ["-drive", "if=virtio,format=raw,file=%(other)s"])
-    w = c.waited(b)
-    c.that(rc_of(b) == 1, "waitdev exit 1 at the deadline (got %s)"
-           % rc_of(b))
-    c.that(w is not None and secs - 0.1 <= w <= secs + 1.5,
-           "gave up at about %d s (%s)" % (secs, w))
+    c.exit_status(b, 1, " at the deadline")
+    c.waited_within(b, secs - 0.1, secs + 1.5, "gave up at about %d s" % secs)
     c.that(b.kmsg(r"waitdev: root /dev/sda1: missing after %d\.0" % secs),
            "the diagnosis in the kernel log names the missing root")
     c.that(b.kmsg(r"waitdev: +seen block vda \(254:0, 4\.0 MiB"),
@@ -221,11 +174,11 @@ def s_rootdelay(env):
     b = boot(env, "rootdelay-early", "root=/dev/sda1 rootdelay=10",
              DRIVE + XHCI, [(2.0, *usb_stick())])
     w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c.exit_status(b)
     c.that(w is not None and w < 6, "rootdelay=10 is a bound, not a sleep:"
            " continued at %s s" % w)
     c.promptly(b, r"\bsda: sda1", r"waitdev: root .*: found /dev/sda1")
-    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    c.root_ran(b)
     return c, b
 
 
@@ -235,59 +188,44 @@ def s_rootdelay_bound(env):
     return root_never(env, "rootdelay-bound", "rootdelay=4", 4)
 
 
+def late_console(env, name, append, qemu_args, device, tty):
+    """A console device (@device, QMP device_add arguments) plugged 2 s
+    after /init started, its output into a file: waitdev finds @tty, and
+    consolewait's program writes to it."""
+    c = Check(name)
+    out, chardev = chardev_file(env, tty)
+    b = boot(env, name, append, STICK + qemu_args,
+             [(2.0, "chardev-add", chardev),
+              (2.0, "device_add", dict(device, chardev=chardev["id"]))])
+    c.exit_status(b)
+    c.waited_within(b, 1.5, 7, "waited about 2 s for the late console")
+    data = contents(out)
+    c.that("WAITDEV-CONSOLE-HELLO on /dev/%s" % tty in data,
+           "consolewait's program wrote to /dev/%s (%r)" % (tty, data[-200:]))
+    return c, b
+
+
 def s_console(env):
-    c = Check("console-usb-serial")
-    out = os.path.join(env["work"], "ttyUSB0.out")
-    if os.path.exists(out):
-        os.unlink(out)
-    b = boot(env, "console-usb-serial",
-             "root=/dev/sda1 waitdev.console=ttyUSB0 consoledelay=20000",
-             DRIVE + XHCI + ["-device",
-                             "usb-storage,bus=xhci.0,drive=rootdisk"],
-             [(2.0, "chardev-add", {"id": "cs0", "backend": {
-                 "type": "file", "data": {"out": out}}}),
-              (2.0, "device_add", {"driver": "usb-serial", "bus": "xhci.0",
-                                   "chardev": "cs0", "id": "serial0"})])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c, b = late_console(
+        env, "console-usb-serial",
+        "root=/dev/sda1 waitdev.console=ttyUSB0 consoledelay=20000", [],
+        {"driver": "usb-serial", "bus": "xhci.0", "id": "serial0"},
+        "ttyUSB0")
     c.promptly(b, r"now attached to ttyUSB0",
                r"waitdev: console .*: found /dev/ttyUSB0")
-    c.that(w is not None and 1.5 <= w <= 7,
-           "waited about 2 s for the late adapter (waited %s s)" % w)
-    data = open(out, errors="replace").read() if os.path.exists(out) else ""
-    c.that("WAITDEV-CONSOLE-HELLO on /dev/ttyUSB0" in data,
-           "consolewait's program wrote to the USB serial port (%r)"
-           % data[-200:])
     return c, b
 
 
 def s_console_virtio(env):
     # a virtio-serial controller is there from the start; its console
     # port (hvc0) is plugged 2 s after /init started
-    c = Check("console-virtio-serial")
-    out = os.path.join(env["work"], "hvc0.out")
-    if os.path.exists(out):
-        os.unlink(out)
-    b = boot(env, "console-virtio-serial",
-             "root=/dev/sda1 waitdev.console=hvc0 waitdev.timeout=30",
-             DRIVE + XHCI + ["-device",
-                             "usb-storage,bus=xhci.0,drive=rootdisk",
-                             "-device", "virtio-serial-pci,id=vser"],
-             [(2.0, "chardev-add", {"id": "cv0", "backend": {
-                 "type": "file", "data": {"out": out}}}),
-              (2.0, "device_add", {"driver": "virtconsole",
-                                   "bus": "vser.0", "chardev": "cv0",
-                                   "id": "vcon0"})])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
+    c, b = late_console(
+        env, "console-virtio-serial",
+        "root=/dev/sda1 waitdev.console=hvc0 waitdev.timeout=30",
+        ["-device", "virtio-serial-pci,id=vser"],
+        {"driver": "virtconsole", "bus": "vser.0", "id": "vcon0"}, "hvc0")
     c.that(b.kmsg(r"waitdev: console .*: found /dev/hvc0"),
            "the kernel log says hvc0 was found")
-    c.that(w is not None and 1.5 <= w <= 7,
-           "waited about 2 s for the late port (waited %s s)" % w)
-    data = open(out, errors="replace").read() if os.path.exists(out) else ""
-    c.that("WAITDEV-CONSOLE-HELLO on /dev/hvc0" in data,
-           "consolewait's program wrote to the virtio console (%r)"
-           % data[-200:])
     return c, b
 
 
@@ -298,16 +236,12 @@ def s_net_usb(env):
     mac = "52:54:00:12:34:99"
     b = boot(env, "net-late-usb",
              "root=/dev/sda1 waitdev.net=%s waitdev.timeout=30" % mac,
-             DRIVE + XHCI + ["-device",
-                             "usb-storage,bus=xhci.0,drive=rootdisk",
-                             "-netdev", "user,id=n0"],
+             STICK + ["-netdev", "user,id=n0"],
              [(3.0, "device_add", {"driver": "usb-net", "bus": "xhci.0",
                                    "netdev": "n0", "mac": mac,
                                    "id": "unic0"})])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
-    c.that(w is not None and 2.5 <= w <= 8,
-           "waited about 3 s for the USB NIC (%s s)" % w)
+    c.exit_status(b)
+    c.waited_within(b, 2.5, 8, "waited about 3 s for the USB NIC")
     # the kernel logs the interface only after its uevent went out, so
     # the arrival is the USB device's: the time includes loading and
     # binding cdc_ether
@@ -315,21 +249,18 @@ def s_net_usb(env):
                r"waitdev: net %s: found " % mac)
     c.that(b.lines(r"WAITDEV-OUT WAITDEV_NET='\w+'"),
            "the interface name was reported")
-    c.that("ROOT-INIT-OK" in b.text(), "the root's /sbin/init ran")
+    c.root_ran(b)
     return c, b
 
 
 def s_net(env):
     c = Check("net-late")
     b = boot(env, "net-late", "root=/dev/sda1 waitdev.net=any:up netup=1",
-             DRIVE + XHCI + ["-device",
-                             "usb-storage,bus=xhci.0,drive=rootdisk",
-                             "-netdev", "user,id=n0"],
+             STICK + ["-netdev", "user,id=n0"],
              [(3.0, "device_add", {"driver": "virtio-net-pci",
                                    "netdev": "n0", "id": "nic0"})])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
-    c.that(w is not None and 2.5 <= w <= 8, "waited for the NIC (%s s)" % w)
+    c.exit_status(b)
+    c.waited_within(b, 2.5, 8, "waited for the NIC")
     c.that(b.lines(r"WAITDEV-OUT WAITDEV_NET='eth0'|WAITDEV-OUT "
                    r"WAITDEV_NET='en"), "the interface was reported")
     c.that(b.kmsg(r"waitdev: net any:up: found "),
@@ -355,10 +286,8 @@ def s_replug(env):
               (6.0, *usb_stick(id="s2", drive="rootdisk2")),
               (9.0, "device_add", {"driver": "virtio-net-pci",
                                    "netdev": "n0", "id": "nic0"})])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
-    c.that(w is not None and 8.5 <= w <= 15,
-           "the wait lasted until the NIC came at 9 s (waited %s s)" % w)
+    c.exit_status(b)
+    c.waited_within(b, 8.5, 15, "the wait lasted until the NIC came at 9 s")
     c.that(b.kmsg(r"waitdev: root .*(was removed|no longer ready)"),
            "the unplug was noticed")
     # the second stick may come back as sdb if sda's name is still taken
@@ -366,7 +295,7 @@ def s_replug(env):
            "found again after the second plug")
     c.promptly(b, r"\bsd[a-z]+: sd[a-z]+1",
                r"waitdev: root .*: found /dev/sd[a-z]+1")
-    c.that("ROOT-INIT-OK" in b.text(), "booted from the re-plugged stick")
+    c.root_ran(b, "booted from the re-plugged stick")
     return c, b
 
 
@@ -378,12 +307,10 @@ def s_many_controllers(env):
     args += ["-device", "usb-ehci,id=ehci"]
     b = boot(env, "many-controllers", "root=/dev/sda1 waitdev.timeout=30",
              args, [(3.0, *usb_stick(bus="ehci.0"))])
-    w = c.waited(b)
-    c.that(rc_of(b) == 0, "waitdev exit 0 (got %s)" % rc_of(b))
-    c.that(w is not None and 2.5 <= w <= 8,
-           "waited about 3 s for the stick on ehci (waited %s s)" % w)
+    c.exit_status(b)
+    c.waited_within(b, 2.5, 8, "waited about 3 s for the stick on ehci")
     c.promptly(b, r"\bsda: sda1", r"waitdev: root .*: found /dev/sda1")
-    c.that("ROOT-INIT-OK" in b.text(), "booted from the stick on ehci")
+    c.root_ran(b, "booted from the stick on ehci")
     return c, b
 
 
@@ -426,21 +353,12 @@ def newer_sources(binary, src):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    top = os.path.dirname(os.path.dirname(here))
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--waitdev",
-                    default=os.path.join(top, "build-static/bin/waitdev"))
-    ap.add_argument("--kernel")
-    ap.add_argument("--modules")
-    ap.add_argument("--work")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("scenario", nargs="*")
+    ap = harness.scenario_args()
     a = ap.parse_args()
     if a.list:
         print("\n".join(SCENARIOS))
         return 0
-    names = a.scenario or list(SCENARIOS)
+    names = a.scenarios or list(SCENARIOS)
     for n in names:
         if n not in SCENARIOS:
             print("unknown scenario %s (--list)" % n, file=sys.stderr)
@@ -449,7 +367,7 @@ def main():
         print("scenarios: needs root (depmod into the cache, QEMU); "
               "FAILING", file=sys.stderr)
         return 1
-    stale = newer_sources(a.waitdev, os.path.join(top, "src"))
+    stale = newer_sources(a.waitdev, os.path.join(TOP, "src"))
     if stale:
         print("scenarios: %s is older than %s: it would boot old code; "
               "run tools/build-static first. FAILING"

@@ -3,7 +3,8 @@
 """
 Initramfs images made by the distribution's own generators, Debian's
 dracut (non-systemd) and initramfs-tools' mkinitramfs, with and without
-the waitdev hooks of hooks/, for the kernel test/qemu/harness.py boots.
+the waitdev hooks of hooks/, for the kernel the harness boots, and
+their boots (boot(), boot_late()).
 
 The generators read their modules from /lib/modules/KVER and their hooks
 from /usr/lib/dracut and /usr/share/initramfs-tools. Nothing is written
@@ -33,15 +34,22 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SRCDIR = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(SRCDIR, "test", "qemu"))
-import harness  # noqa: E402
-from harness import HarnessError, log, run  # noqa: E402
+from waitdevtest import TOP, harness
+from waitdevtest.harness import (DRIVE, ROOT_UUID, XHCI, HarnessError, log,
+                                 run, usb_stick)
 
 TOOLS = ("dracut", "mkinitramfs")
+# panic=: initramfs-tools reads it too, and would reboot instead of
+# starting its shell, so only dracut gets it (for a kernel panic)
+APPEND = {
+    "dracut": "console=ttyS0 panic=-1 root=UUID=%s rootfstype=ext4 ro"
+              % ROOT_UUID,
+    "mkinitramfs": "console=ttyS0 root=UUID=%s rootfstype=ext4 ro"
+                   % ROOT_UUID,
+}
+# when boot_late() plugs the root's stick: seconds after init started
+PLUG_AT = 3.0
 
 # What a root on a USB stick needs, with dependencies from modules.dep;
 # the same for both tools and both variants.
@@ -280,6 +288,14 @@ ln -s {tree}/lib/modules/{kver} /usr/lib/modules/{kver}
     return p.stdout
 
 
+def fresh_dir(path, *subdirs):
+    """@path, emptied (removed and made again) with @subdirs in it."""
+    shutil.rmtree(path, ignore_errors=True)
+    for sub in subdirs:
+        os.makedirs(os.path.join(path, sub))
+    return path
+
+
 def build_dracut(work, tree, kver, waitdev, out, assembler=False,
                  hooks=None, packages=(), hide=()):
     """dracut's shell initrd; with waitdev when @waitdev is a path; with
@@ -291,9 +307,7 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
     need("dracut", "dracut-core")
     if hooks is None:
         hooks = bool(waitdev)
-    d = os.path.join(work, "dracut-files")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(os.path.join(d, "confdir"))
+    d = fresh_dir(os.path.join(work, "dracut-files"), "confdir")
     marker = os.path.join(d, "00-waitdev-test-start.sh")
     with open(marker, "w") as f:
         f.write(DRACUT_MARKER)
@@ -313,7 +327,7 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
     script = ""
     if hooks:
         script += "cp -r %s /usr/lib/dracut/modules.d/90waitdev\n" % (
-            os.path.join(SRCDIR, "hooks/dracut/90waitdev"))
+            os.path.join(TOP, "hooks/dracut/90waitdev"))
     script += (
         "dracut --force --quiet --no-hostonly --no-hostonly-cmdline "
         "--conf /dev/null --confdir {d}/confdir --no-early-microcode "
@@ -340,11 +354,8 @@ def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
     need("mkinitramfs", "initramfs-tools-core")
     if hooks is None:
         hooks = bool(waitdev)
-    conf = os.path.join(work, "initramfs-tools")
-    shutil.rmtree(conf, ignore_errors=True)
-    os.makedirs(os.path.join(conf, "conf.d"))
-    os.makedirs(os.path.join(conf, "hooks"))
-    os.makedirs(os.path.join(conf, "scripts", "init-top"))
+    conf = fresh_dir(os.path.join(work, "initramfs-tools"), "conf.d",
+                     "hooks", os.path.join("scripts", "init-top"))
     with open(os.path.join(conf, "initramfs.conf"), "w") as f:
         # list: only the modules below, not "most" (a big image that TCG
         # unpacks slowly); listed modules are also loaded at boot
@@ -365,7 +376,7 @@ def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
         os.chmod(path, 0o755)
     script = ""
     if hooks:
-        src = os.path.join(SRCDIR, "hooks/initramfs-tools")
+        src = os.path.join(TOP, "hooks/initramfs-tools")
         script += ("cp {s}/hooks/waitdev /usr/share/initramfs-tools/hooks/\n"
                    "mkdir -p /usr/share/initramfs-tools/scripts/init-premount\n"
                    "cp {s}/scripts/init-top/waitdev "
@@ -524,3 +535,24 @@ def hermetic_manifests(tool, work, waitdev, kernel=None, modules=None):
     env = build(tool, work, waitdev, kernel, modules, hide=hide)
     without = image_manifest(env["initrd"])
     return hide, with_them, without
+
+
+def boot(env, name, append, plan=(), react=None, timeout=240, extra=()):
+    """Boots the image of @env (build(), with setup()'s disks added) with
+    the root disk behind an xhci controller; extra: more QEMU arguments."""
+    b = harness.Boot(env["work"], env["vmlinuz"], env["initrd"], append,
+                     [a % env for a in DRIVE + XHCI + list(extra)], plan,
+                     timeout, name, react)
+    b.run()
+    return b
+
+
+def boot_late(env, tool, name, plug_at=PLUG_AT):
+    """Plug the stick @plug_at s after init started; returns the boot and
+    the seconds from the plug to the root's /sbin/init (None if it never
+    ran). The distro suite's late boots and bench/distro-bench.py."""
+    b = boot(env, name, APPEND[tool], [(plug_at, *usb_stick())])
+    plugged = b.events[0][0] if b.events else None
+    init = b.first(r"ROOT-INIT-OK")
+    took = init - plugged if init and plugged else None
+    return b, took

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """
-Shared helpers for the real-kernel host tests (meson suite 'host').
+Helpers for the real-kernel host tests (meson suite 'host') and the
+benchmarks that use loop devices (bench/latency.py).
 
 Every test script is run as
     python3 SCRIPT WAITDEV ROOTWAIT CONSOLEWAIT
@@ -55,6 +56,8 @@ import threading
 import time
 import traceback
 
+from waitdevtest import log
+
 LOOP_CTL_ADD = 0x4C80
 LOOP_CTL_REMOVE = 0x4C81
 LOOP_SET_FD = 0x4C00
@@ -80,13 +83,6 @@ class Fatal(Exception):
 
 class Failure(Exception):
     """An assertion failed."""
-
-
-def log(msg):
-    # a test's hostile input (bad_input.py) is logged as \xNN, not sent
-    # raw to whatever terminal shows the log
-    print(re.sub(r"[\x00-\x08\x0b-\x1f\x7f]",
-                 lambda m: "\\x%02x" % ord(m.group()), msg), flush=True)
 
 
 class Proc:
@@ -160,15 +156,18 @@ class Proc:
 
 class UeventCounter:
     """Counts the kernel's uevents whose header ("ACTION@DEVPATH")
-    matches @pattern, on a netlink socket of our own with a buffer large
-    enough for a storm (SO_RCVBUFFORCE, as root), read all along by a
-    thread of its own: however long the test is busy elsewhere (a run
-    under valgrind takes many seconds), the counting socket never sits
-    unread while the storm fills it. A loss (ENOBUFS) is still possible
-    in principle, and then fatal: the counts would lie."""
+    matches @pattern (with whole=True: anywhere in the message, e.g.
+    rb"\\0SUBSYSTEM=block\\0"), on a netlink socket of our own with a
+    buffer large enough for a storm (SO_RCVBUFFORCE, as root), read all
+    along by a thread of its own: however long the test is busy
+    elsewhere (a run under valgrind takes many seconds), the counting
+    socket never sits unread while the storm fills it. A loss (ENOBUFS)
+    is still possible in principle, and then fatal: the counts would
+    lie."""
 
-    def __init__(self, pattern):
+    def __init__(self, pattern, whole=False):
         self.pattern = re.compile(pattern)
+        self.whole = whole
         self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM,
                                NETLINK_KOBJECT_UEVENT)
         self.s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
@@ -191,7 +190,8 @@ class UeventCounter:
             except OSError as e:
                 self.error = e
                 return
-            if self.pattern.search(d.split(b"\0", 1)[0]):
+            if self.pattern.search(d if self.whole
+                                   else d.split(b"\0", 1)[0]):
                 self.count += 1
 
     def _reader(self):
@@ -217,16 +217,39 @@ class UeventCounter:
         self.s.close()
 
 
-def loop_cycle(n, backing_fd):
-    """Attaches and detaches loop@n (3 uevents) with ioctls, no fork. The
-    detach completes when the last opener closes, so a device someone
-    else holds open (a udevd probing it) stays bound: False then."""
-    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
+def loop_size(n):
+    """loop@n's size in sectors (sysfs); FileNotFoundError if it does not
+    exist."""
+    with open("/sys/class/block/loop%d/size" % n) as f:
+        return int(f.read())
+
+
+def loop_attached(n):
+    return os.path.exists("/sys/class/block/loop%d/loop/backing_file" % n)
+
+
+def poll(cond, timeout, step=0.02):
+    """Whether @cond() came true within @timeout seconds: for the kernel's
+    own asynchronous teardown, in the tests' set-up, never in a waiter."""
+    end = time.monotonic() + timeout
+    while True:
+        if cond():
+            return True
+        if time.monotonic() >= end:
+            return False
+        time.sleep(step)
+
+
+def ioctls(path, calls, tolerate=()):
+    """Opens @path, makes the ioctls @calls ([(request, argument)]) on it
+    in order, closes it: True. An errno in @tolerate ends them early:
+    False."""
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     try:
-        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
-        fcntl.ioctl(fd, LOOP_CLR_FD, 0)
+        for request, arg in calls:
+            fcntl.ioctl(fd, request, arg)
     except OSError as e:
-        if e.errno != errno.EBUSY:
+        if e.errno not in tolerate:
             raise
         return False
     finally:
@@ -234,13 +257,74 @@ def loop_cycle(n, backing_fd):
     return True
 
 
+def loop_add(n):
+    """Makes loop@n exist (LOOP_CTL_ADD); True if it was created here."""
+    if os.path.exists("/sys/class/block/loop%d" % n):
+        return False
+    return ioctls("/dev/loop-control", [(LOOP_CTL_ADD, n)], (errno.EEXIST,))
+
+
+def loop_detach(n, timeout=3):
+    """Detaches loop@n (LOOP_CLR_FD, no fork) and waits until sysfs shows
+    it size 0 with no backing file; False if it still has one after
+    @timeout s. Since Linux 6.x LOOP_CLR_FD may only mark the device for
+    auto-clear, the teardown happening on the last close: so close, then
+    look. ENXIO: it was not attached."""
+    ioctls("/dev/loop%d" % n, [(LOOP_CLR_FD, 0)], (errno.ENXIO,))
+    return poll(lambda: loop_size(n) == 0 and not loop_attached(n), timeout)
+
+
+def loop_cycle(n, backing_fd):
+    """Attaches and detaches loop@n (3 uevents) with ioctls, no fork. The
+    detach completes when the last opener closes, so a device someone
+    else holds open (a udevd probing it) stays bound: False then."""
+    return ioctls("/dev/loop%d" % n, [(LOOP_SET_FD, backing_fd),
+                                      (LOOP_CLR_FD, 0)], (errno.EBUSY,))
+
+
 def loop_attach(n, backing_fd):
     """Attaches loop@n to the open file @backing_fd (no fork)."""
-    fd = os.open("/dev/loop%d" % n, os.O_RDWR | os.O_CLOEXEC)
+    ioctls("/dev/loop%d" % n, [(LOOP_SET_FD, backing_fd)])
+
+
+# CMD of consolewait in the consolewait and hygiene tests (sh -c
+# FD_SCRIPT sh FILE): sh writes to FILE its own fds 0-2 and any fd >= 3
+# it inherited (a leak: CMD is init's child and must get nothing but
+# stdio); read_fds() reads FILE back. $(...) runs in a subshell, so
+# /proc/$$ is still the outer sh, whose stdio is untouched.
+FD_SCRIPT = r'''
+a=$(readlink /proc/$$/fd/0); b=$(readlink /proc/$$/fd/1)
+c=$(readlink /proc/$$/fd/2); leak=
+for n in 3 4 5 6 7 8 9; do
+    [ -e /proc/$$/fd/$n ] && leak="$leak $n:$(readlink /proc/$$/fd/$n)"
+done
+printf 'fd0=%s\nfd1=%s\nfd2=%s\nleak=%s\n' "$a" "$b" "$c" "$leak" > "$1"
+'''
+
+
+def fd_leaks(fds):
+    """The fds CMD inherited beyond stdio, less those the wrapper itself
+    left open (WAITDEV_WRAPPER_FDS: valgrind's log), which are said."""
+    out = []
+    for item in fds["leak"].split():
+        n, _, target = item.partition(":")
+        if WRAPPER_FDS and target.startswith(WRAPPER_FDS):
+            log("  fd %s on %s: the wrapper's own, not ours"
+                % (n, target))
+        else:
+            out.append(item)
+    return " ".join(out)
+
+
+def read_fds(path):
+    """FD_SCRIPT's report as a dict (fd0, fd1, fd2, leak), or None when
+    it never ran."""
     try:
-        fcntl.ioctl(fd, LOOP_SET_FD, backing_fd)
-    finally:
-        os.close(fd)
+        with open(path) as f:
+            return dict(line.rstrip("\n").split("=", 1) for line in f
+                        if "=" in line)
+    except FileNotFoundError:
+        return None
 
 
 class StderrWatch:
@@ -366,7 +450,7 @@ class Host:
                         return True
             return not p.running()
         t = time.monotonic()
-        if not self._poll(bound, timeout * SCALE) or not p.running():
+        if not poll(bound, timeout * SCALE) or not p.running():
             raise Failure("it did not subscribe to uevents within %g s"
                           % (timeout * SCALE) + "\n" + p.describe())
         log("  subscribed after %.3f s" % (time.monotonic() - t))
@@ -393,6 +477,16 @@ class Host:
                 "the plain build)%s" % (what, took, bound,
                                         "" if took <= bound else
                                         " -- over it"))
+
+    def expect_stdio_on(self, out, want, p):
+        """CMD ran FD_SCRIPT, which wrote @out, with stdin, stdout and
+        stderr all on @want; returns its report (read_fds())."""
+        fds = read_fds(out)
+        self.check(fds is not None, "CMD did not run (no %s)" % out, p)
+        self.check(fds["fd0"] == want and fds["fd1"] == want and
+                   fds["fd2"] == want, "expected stdin, stdout and stderr "
+                   "on %s, got %r" % (want, fds), p)
+        return fds
 
     def expect_exit(self, p, status, within, since=None, why=""):
         """Exit status @status within @within s (scaled) of @since
@@ -522,19 +616,13 @@ class Host:
                         "loop driver (CONFIG_BLK_DEV_LOOP) or /dev is not "
                         "devtmpfs")
         self.loops.add(n)
-        sysdir = "/sys/class/block/loop%d" % n
-        if not os.path.exists(sysdir):
-            fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
-            try:
-                fcntl.ioctl(fd, LOOP_CTL_ADD, n)
+        try:
+            if loop_add(n):
                 self.created_loops.add(n)
-            except OSError as e:
-                if not os.path.exists(sysdir):
-                    raise Fatal("LOOP_CTL_ADD %d: %s" % (n, e))
-            finally:
-                os.close(fd)
+        except OSError as e:
+            raise Fatal("LOOP_CTL_ADD %d: %s" % (n, e))
         node = "/dev/loop%d" % n
-        if not self._poll(lambda: os.path.exists(node), 2):
+        if not poll(lambda: os.path.exists(node), 2):
             # no devtmpfs: make the node ourselves
             maj, mnr = self.devt("loop%d" % n)
             os.mknod(node, 0o600 | 0o060000, os.makedev(maj, mnr))
@@ -549,11 +637,11 @@ class Host:
             self.detach(n)
             fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
             try:
-                if not self._poll(lambda: self._ctl_remove(fd, n), 2, 0.1):
+                if not poll(lambda: self._ctl_remove(fd, n), 2, 0.1):
                     raise Fatal("loop%d exists and cannot be removed" % n)
             finally:
                 os.close(fd)
-        if not self._poll(lambda: not os.path.exists(sysdir), 2):
+        if not poll(lambda: not os.path.exists(sysdir), 2):
             raise Fatal("loop%d still exists after LOOP_CTL_REMOVE" % n)
         self.created_loops.discard(n)
 
@@ -572,29 +660,13 @@ class Host:
             return False
 
     @staticmethod
-    def _poll(cond, timeout, step=0.02):
-        end = time.monotonic() + timeout
-        while True:
-            if cond():
-                return True
-            if time.monotonic() >= end:
-                return False
-            time.sleep(step)
-
-    @staticmethod
     def devt(name):
         with open("/sys/class/block/%s/dev" % name) as f:
             maj, mnr = f.read().strip().split(":")
         return int(maj), int(mnr)
 
-    @staticmethod
-    def loop_size(n):
-        with open("/sys/class/block/loop%d/size" % n) as f:
-            return int(f.read())
-
-    @staticmethod
-    def loop_attached(n):
-        return os.path.exists("/sys/class/block/loop%d/loop/backing_file" % n)
+    loop_size = staticmethod(loop_size)
+    loop_attached = staticmethod(loop_attached)
 
     def attach(self, n, img):
         log("+ losetup /dev/loop%d %s" % (n, img))
@@ -604,17 +676,14 @@ class Host:
         if r.returncode != 0:
             raise Fatal("losetup /dev/loop%d %s: %s" % (n, img,
                                                         r.stderr.strip()))
-        if not self._poll(lambda: self.loop_size(n) > 0, 2):
+        if not poll(lambda: self.loop_size(n) > 0, 2):
             raise Fatal("loop%d: still size 0 after losetup" % n)
         return t
 
     def detach(self, n):
         if self.loop_attached(n) or self.loop_size(n) > 0:
-            log("+ losetup -d /dev/loop%d" % n)
-            subprocess.run(["losetup", "-d", "/dev/loop%d" % n],
-                           capture_output=True)
-        if not self._poll(lambda: self.loop_size(n) == 0 and
-                          not self.loop_attached(n), 3):
+            log("+ detach /dev/loop%d (LOOP_CLR_FD)" % n)
+        if not loop_detach(n, 3):
             raise Fatal("loop%d: cannot detach it (still size %d)"
                         % (n, self.loop_size(n)))
 
@@ -667,11 +736,10 @@ class Host:
         for n in sorted(self.loops):
             with contextlib.suppress(Exception):
                 if self.loop_attached(n) or self.loop_size(n):
-                    subprocess.run(["losetup", "-d", "/dev/loop%d" % n],
-                                   capture_output=True)
+                    loop_detach(n, 0)
         for n in sorted(self.created_loops):
             with contextlib.suppress(Exception):
-                self._poll(lambda: not self.loop_attached(n), 2)
+                poll(lambda: not self.loop_attached(n), 2)
                 fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
                 try:
                     fcntl.ioctl(fd, LOOP_CTL_REMOVE, n)

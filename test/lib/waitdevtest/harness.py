@@ -19,9 +19,12 @@ The pieces, in the order a boot needs them:
              works, TCG otherwise), the serial console captured, QMP to
              hot-plug devices at chosen moments after /init started.
 
-Standard library only. Used by scenarios.py (the meson tests) and by
-the top-level ./demo.
+Standard library only. Used by test/qemu/scenarios.py (the meson tests),
+the top-level ./demo, test/distro, test/kernel, bench/qemu-bench.py and
+fuzz/record-qemu-seeds.py.
 """
+import argparse
+import functools
 import glob
 import json
 import os
@@ -29,10 +32,11 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
-import tempfile
 import threading
 import time
+
+import waitdevtest
+from waitdevtest import TOP
 
 CACHE = os.environ.get("WAITDEV_QEMU_CACHE", "/var/cache/waitdev-qemu")
 ROOT_UUID = "5e1f7a0e-8d2c-4b8e-9c51-0a7e3b1d2c44"
@@ -41,6 +45,16 @@ ROOT_LABEL = "waitdevroot"
 ROOT_PARTLABEL = "waitdev-root"
 SECOND_PARTUUID = "7b4c0a3f-2d5e-4f90-b8c7-3e0d1f2a4b66"
 MBR_ID = "1234abcd"
+# what tools/build-static makes: the waitdev the boots take by default
+STATIC_WAITDEV = os.path.join(TOP, "build-static", "bin", "waitdev")
+# the root disk (setup()'s "disk") and the xhci controller a stick plugs
+# into: arguments of Boot(qemu_args=...), "%(disk)s" from setup()'s dict
+DRIVE = ["-drive", "if=none,id=rootdisk,format=raw,file=%(disk)s"]
+XHCI = ["-device", "qemu-xhci,id=xhci"]
+# how long after the kernel logged a device waitdev may log it found:
+# the benchmark measures about 20 ms from the uevent under TCG
+# (bench/README.md); a polling wait would take up to its period
+PROMPT = 0.5
 
 # What the scenarios use; dependencies come from modules.dep.
 MODULES = [
@@ -57,8 +71,7 @@ class HarnessError(Exception):
     pass
 
 
-def log(msg):
-    print("harness: " + msg, file=sys.stderr, flush=True)
+log = functools.partial(waitdevtest.log, tag="harness")
 
 
 def run(argv, **kw):
@@ -174,12 +187,18 @@ def module_closure(tree, kver, names):
 
 # -------------------------------------------------------------- initramfs
 
-INIT = r"""#!/bin/busybox sh
+# How every /init here starts (this harness's INIT below, test/kernel's):
+# busybox's applets as commands, /proc, /sys and /dev mounted. What
+# follows it is the boot's own.
+INIT_START = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-# the kernel asks this for modules (the root's filesystem, its checksum)
+"""
+
+INIT = INIT_START + r"""# the kernel asks this for modules (the root's filesystem, its
+# checksum)
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
 fstype=ext4
 bench=
@@ -237,9 +256,19 @@ for ifc in $WAITDEV_NET; do
 	ip link set "$ifc" up
 	/sbin/waitdev --net "$ifc:carrier" --timeout 5 --format shell
 done
-if [ -n "$WAITDEV_ROOT" ]; then
+exec /sbin/switch-to-root "$WAITDEV_ROOT" "$fstype"
+"""
+
+# /sbin/switch-to-root: how INIT ends, and the benchmark's rootdelay mode
+# (bench/qemu-init.sh)
+SWITCH_TO_ROOT = r"""#!/bin/busybox sh
+# switch-to-root DEV FSTYPE: mounts DEV read-only on /root and runs its
+# /sbin/init; without DEV, or when the mount fails, says so and powers
+# off where a rescue shell would start. Exec it: switch_root must run as
+# PID 1.
+if [ -n "$1" ]; then
 	mkdir -p /root
-	if mount -t "$fstype" -o ro "$WAITDEV_ROOT" /root; then
+	if mount -t "$2" -o ro "$1" /root; then
 		echo "WAITDEV-SWITCH-ROOT $(cut -d' ' -f1 /proc/uptime)"
 		exec switch_root /root /sbin/init
 	fi
@@ -289,24 +318,49 @@ def check_static(path):
                            "tools/build-static" % (path, out.strip()))
 
 
-def build_initramfs(work, waitdev, tree, kver, extra=None):
-    """extra: {path in the initramfs: file to copy there} (the benchmark's
-    /bench/init and helpers; the /init above runs /bench/init when the
-    command line says bench=MODE)."""
-    root = os.path.join(work, "initramfs")
+def initramfs_tree(root, init, waitdev=None,
+                   names=("rootwait", "consolewait", "modprobe")):
+    """Starts the initramfs tree @root of every boot here: busybox-static,
+    @init as /init (INIT_START and what the boot does), and, when given,
+    the static @waitdev, stripped (the initramfs carries code, not debug
+    info), in /sbin also by @names (links)."""
     shutil.rmtree(root, ignore_errors=True)
     for d in ("bin", "sbin", "proc", "sys", "dev", "root", "etc"):
         os.makedirs(os.path.join(root, d), exist_ok=True)
     shutil.copy2(find_busybox(), os.path.join(root, "bin/busybox"))
-    check_static(waitdev)
-    # stripped: the initramfs carries code, not debug info
-    run(["strip", "-o", os.path.join(root, "sbin/waitdev"), waitdev])
-    for name in ("rootwait", "consolewait", "modprobe"):
-        os.symlink("waitdev", os.path.join(root, "sbin", name))
-    copy_dynamic(DMSETUP, root, "sbin/dmsetup")
+    if waitdev:
+        check_static(waitdev)
+        run(["strip", "-o", os.path.join(root, "sbin/waitdev"), waitdev])
+        for name in names:
+            os.symlink("waitdev", os.path.join(root, "sbin", name))
     with open(os.path.join(root, "init"), "w") as f:
-        f.write(INIT)
+        f.write(init)
     os.chmod(os.path.join(root, "init"), 0o755)
+
+
+def pack_initramfs(root, image):
+    """The tree @root as the gzip'd newc cpio archive @image."""
+    files = run(["find", "."], cwd=root, capture_output=True).stdout
+    cpio = run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
+               input=files, capture_output=True).stdout
+    with open(image, "wb") as f:
+        run(["gzip", "-1"], input=cpio, stdout=f)
+    return image
+
+
+def build_initramfs(work, waitdev, tree, kver, extra=None):
+    """The initramfs of the waitdev boots: INIT, the static @waitdev,
+    dmsetup, the MODULES of the kernel @tree/lib/modules/@kver with what
+    they depend on. extra: {path in the initramfs: file to copy there}
+    (the benchmark's /bench/init and helpers; INIT runs /bench/init when
+    the command line says bench=MODE)."""
+    root = os.path.join(work, "initramfs")
+    initramfs_tree(root, INIT, waitdev)
+    switch = os.path.join(root, "sbin", "switch-to-root")
+    with open(switch, "w") as f:
+        f.write(SWITCH_TO_ROOT)
+    os.chmod(switch, 0o755)
+    copy_dynamic(DMSETUP, root, "sbin/dmsetup")
     for dest, src in sorted((extra or {}).items()):
         path = os.path.join(root, dest.lstrip("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -323,13 +377,9 @@ def build_initramfs(work, waitdev, tree, kver, extra=None):
             shutil.copy2(os.path.join(src, f), os.path.join(dst, f))
     run(["depmod", "-b", root, kver])
 
-    image = os.path.join(work, "initramfs.cpio.gz")
-    files = run(["find", "."], cwd=root, capture_output=True).stdout
-    cpio = run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
-               input=files, capture_output=True).stdout
-    run(["gzip", "-1"], input=cpio, stdout=open(image, "wb"))
+    image = pack_initramfs(root, os.path.join(work, "initramfs.cpio.gz"))
     log("initramfs: %d modules, %d KiB" % (len(mods),
-                                          os.path.getsize(image) // 1024))
+                                           os.path.getsize(image) // 1024))
     return image
 
 
@@ -556,6 +606,12 @@ class Boot:
         rx = re.compile(pattern)
         return [(t, l) for t, l in self.serial if rx.search(l)]
 
+    def first(self, pattern):
+        """Host time of the first console line matching @pattern, or
+        None."""
+        lines = self.lines(pattern)
+        return lines[0][0] if lines else None
+
     def text(self):
         return "\n".join(l for _, l in self.serial)
 
@@ -572,6 +628,11 @@ class Boot:
                 found.append((float(m.group(1)), l))
         return found
 
+    def rc(self):
+        """waitdev's exit status in /init (its WAITDEV-RC line), or None."""
+        m = re.search(r"WAITDEV-RC (\d+)", self.text())
+        return int(m.group(1)) if m else None
+
     def guest_time(self, marker):
         """The guest's uptime printed after @marker."""
         for _, l in self.serial:
@@ -579,6 +640,79 @@ class Boot:
             if m:
                 return float(m.group(1))
         return None
+
+
+class Check:
+    """The assertions of one boot: each failure is logged at once and
+    kept (failures); the scenario goes on, so that one run shows them
+    all."""
+
+    def __init__(self, name):
+        self.name, self.failures, self.w, self.lag = name, [], None, None
+
+    def that(self, cond, what):
+        if not cond:
+            self.failures.append(what)
+            log("FAILED: %s: %s" % (self.name, what))
+
+    def promptly(self, boot, appeared, found):
+        """Every waitdev line @found in the kernel log came within PROMPT
+        seconds of the kernel's own line @appeared before it (the device's
+        arrival), both stamped by the kernel's clock."""
+        devs = [t for t, _ in boot.kmsg(appeared)]
+        hits = [t for t, _ in boot.kmsg(found)]
+        self.that(hits, "waitdev's line /%s/ reached the kernel log"
+                  % found)
+        for t in hits:
+            before = [d for d in devs if d <= t]
+            if not before:
+                self.that(False, "the kernel logged /%s/ before waitdev's "
+                          "/%s/ at %.3f" % (appeared, found, t))
+                continue
+            lag = t - before[-1]
+            self.lag = max(self.lag or 0, lag)
+            self.that(lag <= PROMPT, "waitdev logged /%s/ %.3f s after the "
+                      "kernel logged /%s/ (at most %.1f s)"
+                      % (found, lag, appeared, PROMPT))
+
+    def waited(self, boot):
+        """Seconds /init spent in waitdev, from the guest's clock."""
+        start = boot.guest_time("WAITDEV-INIT-START")
+        end = boot.guest_time("WAITDEV-RC")
+        if start is None or end is None:
+            return None
+        self.w = end - start
+        return self.w
+
+    def waited_within(self, boot, low, high, what):
+        """/init spent @low to @high seconds in waitdev."""
+        w = self.waited(boot)
+        self.that(w is not None and low <= w <= high,
+                  "%s (waited %s s)" % (what, w))
+
+    def exit_status(self, boot, want=0, what=""):
+        """waitdev in /init exited with @want."""
+        rc = boot.rc()
+        self.that(rc == want, "waitdev exit %d%s (got %s)" % (want, what, rc))
+
+    def root_ran(self, boot, what="the root's /sbin/init ran"):
+        self.that("ROOT-INIT-OK" in boot.text(), what)
+
+
+def scenario_args(description=None):
+    """The command line of the boot test scripts (test/qemu/scenarios.py,
+    test/distro/distro.py): the static waitdev, a kernel of one's own, a
+    work directory to keep, --list, the scenarios to run."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--waitdev", default=STATIC_WAITDEV,
+                    help="static waitdev (default build-static/bin/waitdev)")
+    ap.add_argument("--kernel", help="a vmlinuz of one's own (with --modules)")
+    ap.add_argument("--modules", help="the tree holding lib/modules/VERSION")
+    ap.add_argument("--work", help="keep the images and logs here")
+    ap.add_argument("--list", action="store_true",
+                    help="list the scenarios")
+    ap.add_argument("scenarios", nargs="*")
+    return ap
 
 
 def usb_stick(bus="xhci.0", id="stick", drive="rootdisk"):
