@@ -27,32 +27,32 @@ static void check_config(const struct wait_config *cfg)
 {
 	unsigned i;
 
-	if (cfg->has_root)
-		fuzz_check_spec(&cfg->root, DEV_BLOCK);
+	if (cfg->role[ROLE_ROOT].n)
+		fuzz_check_spec(&cfg->role[ROLE_ROOT].spec[0], DEV_BLOCK);
 	else
-		FUZZ_CHECK(cfg->root.type == SPEC_NONE);
+		FUZZ_CHECK(cfg->role[ROLE_ROOT].spec[0].type == SPEC_NONE);
 	/* a config says one thing: no stale spec behind "has_ = false" */
-	if (cfg->has_console)
-		fuzz_check_spec(&cfg->console, DEV_TTY);
+	if (cfg->role[ROLE_CONSOLE].n)
+		fuzz_check_spec(&cfg->role[ROLE_CONSOLE].spec[0], DEV_TTY);
 	else
-		FUZZ_CHECK(cfg->console.type == SPEC_NONE);
-	FUZZ_CHECK(cfg->n_net <= CMDLINE_NET_MAX);
-	for (i = 0; i < cfg->n_net; i++)
-		fuzz_check_spec(&cfg->net[i], DEV_NET);
+		FUZZ_CHECK(cfg->role[ROLE_CONSOLE].spec[0].type == SPEC_NONE);
+	FUZZ_CHECK(cfg->role[ROLE_NET].n <= CMDLINE_LIST_MAX);
+	for (i = 0; i < cfg->role[ROLE_NET].n; i++)
+		fuzz_check_spec(&cfg->role[ROLE_NET].spec[i], DEV_NET);
 	FUZZ_CHECK(cfg->n_skipped <= CMDLINE_SKIPPED_MAX);
 	for (i = 0; i < cfg->n_skipped; i++) {
 		FUZZ_CHECK(memchr(cfg->skipped[i], '\0', SPEC_VALUE_MAX));
 		FUZZ_CHECK(!strncmp(cfg->skipped[i], "console=", 8) ||
 			   !strncmp(cfg->skipped[i], "root=", 5));
 	}
-	FUZZ_CHECK(timeout_ok(cfg->root_ms));
-	FUZZ_CHECK(timeout_ok(cfg->console_ms));
-	FUZZ_CHECK(timeout_ok(cfg->net_ms));
+	FUZZ_CHECK(timeout_ok(cfg->role[ROLE_ROOT].ms));
+	FUZZ_CHECK(timeout_ok(cfg->role[ROLE_CONSOLE].ms));
+	FUZZ_CHECK(timeout_ok(cfg->role[ROLE_NET].ms));
 	if (cfg->has_timeout) {
 		FUZZ_CHECK(timeout_ok(cfg->timeout_ms));
-		FUZZ_CHECK(cfg->root_ms == cfg->timeout_ms &&
-			   cfg->console_ms == cfg->timeout_ms &&
-			   cfg->net_ms == cfg->timeout_ms);
+		FUZZ_CHECK(cfg->role[ROLE_ROOT].ms == cfg->timeout_ms &&
+			   cfg->role[ROLE_CONSOLE].ms == cfg->timeout_ms &&
+			   cfg->role[ROLE_NET].ms == cfg->timeout_ms);
 	}
 }
 
@@ -67,9 +67,10 @@ static void check_problems(const struct wait_config *cfg)
 		FUZZ_CHECK(cfg->problems[i][0] != '\0');
 		FUZZ_CHECK(fuzz_message_is_clean(cfg->problems[i]));
 	}
-	FUZZ_CHECK(!(cfg->root_invalid && cfg->has_root));
-	FUZZ_CHECK(!(cfg->console_invalid && cfg->has_console));
-	FUZZ_CHECK(!(cfg->root_invalid || cfg->console_invalid) || cfg->n_problems > 0);
+	FUZZ_CHECK(!(cfg->role[ROLE_ROOT].invalid && cfg->role[ROLE_ROOT].n));
+	FUZZ_CHECK(!(cfg->role[ROLE_CONSOLE].invalid && cfg->role[ROLE_CONSOLE].n));
+	FUZZ_CHECK(!(cfg->role[ROLE_ROOT].invalid || cfg->role[ROLE_CONSOLE].invalid) ||
+		   cfg->n_problems > 0);
 }
 
 static void check_message(const char *err, size_t size)
@@ -176,13 +177,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int r;
 
 		cmdline_config_init(&cfg);
-		r = cmdline_parse_net_list("waitdev.net", text, &cfg, NULL, 0);
+		r = cmdline_parse_list(&role_table[ROLE_NET], "waitdev.net", text,
+				       &cfg.role[ROLE_NET], NULL, 0);
 		FUZZ_CHECK(r == 0 || r == -EINVAL);
 		if (r == 0) {
-			FUZZ_CHECK(cfg.n_net <= CMDLINE_NET_MAX);
-			FUZZ_CHECK(cfg.n_net > 0 || len == 0);
-			for (i = 0; i < cfg.n_net; i++)
-				fuzz_check_spec(&cfg.net[i], DEV_NET);
+			FUZZ_CHECK(cfg.role[ROLE_NET].n <= CMDLINE_LIST_MAX);
+			FUZZ_CHECK(cfg.role[ROLE_NET].n > 0 || len == 0);
+			for (i = 0; i < cfg.role[ROLE_NET].n; i++)
+				fuzz_check_spec(&cfg.role[ROLE_NET].spec[i], DEV_NET);
 		}
 	}
 

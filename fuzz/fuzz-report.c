@@ -44,16 +44,17 @@
 #define LINE_MAX_LEN 900
 
 static const struct {
-	const char *role, *spec;
+	enum role_id role;
+	const char *spec;
 } fixed[] = {
-	{ "root", "/dev/sdz9" },
-	{ "root", "8:1" },
-	{ "root", "LABEL=root" },
-	{ "console", "ttyS0" },
-	{ "console", "ttyNOPE0" },
-	{ "net", "any" },
-	{ "net", "02:00:00:00:00:01:carrier" },
-	{ "net", "wdz*" },
+	{ ROLE_ROOT, "/dev/sdz9" },
+	{ ROLE_ROOT, "8:1" },
+	{ ROLE_ROOT, "LABEL=root" },
+	{ ROLE_CONSOLE, "ttyS0" },
+	{ ROLE_CONSOLE, "ttyNOPE0" },
+	{ ROLE_NET, "any" },
+	{ ROLE_NET, "02:00:00:00:00:01:carrier" },
+	{ ROLE_NET, "wdz*" },
 };
 
 /* Valid UTF-8 (an own checker, not the library's utf8_char_len()). */
@@ -269,14 +270,14 @@ static void check_plain(const struct engine *e)
 	FUZZ_CHECK(utf8_ok(text, len) && no_controls(text, len));
 	for (i = 0; i < engine_target_count(e); i++) {
 		const struct target *t = engine_target(e, i);
-		size_t role = strlen(t->role), n;
+		size_t role = strlen(t->role->name), n;
 		char *nl, *name;
 
 		if (t->state != TARGET_FOUND)
 			continue;
 		nl = strchr(p, '\n');
 		FUZZ_CHECK(nl);
-		FUZZ_CHECK(strncmp(p, t->role, role) == 0 && p[role] == ' ');
+		FUZZ_CHECK(strncmp(p, t->role->name, role) == 0 && p[role] == ' ');
 		name = malloc((size_t)(nl - p) + 1);
 		FUZZ_CHECK(name);
 		n = unescape_plain(p + role + 1, (size_t)(nl - p) - role - 1, name);
@@ -356,13 +357,13 @@ static void check_shell(const struct engine *e)
 		for (i = 0; i < engine_target_count(e); i++) {
 			const struct target *t = engine_target(e, i);
 
-			if (roles[r][0] && streq(t->role, roles[r][0]) &&
+			if (roles[r][0] && streq(t->role->name, roles[r][0]) &&
 			    t->state == TARGET_FOUND)
 				o += (size_t)sprintf(want + o, "%s%s", o ? " " : "",
 						     t->node);
 			else if (!roles[r][0] && t->state != TARGET_FOUND)
 				o += (size_t)sprintf(want + o, "%s%s=%s", o ? " " : "",
-						     t->role, t->spec.text);
+						     t->role->name, t->spec.text);
 		}
 		/* a role with nothing found is not printed at all */
 		if (roles[r][0] && o == 0)
@@ -452,14 +453,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!(data[0] & 1u << i))
 			continue;
-		if (streq(fixed[i].role, "root"))
-			r = spec_parse_block(fixed[i].spec, &spec, err, sizeof(err));
-		else if (streq(fixed[i].role, "console"))
-			r = spec_parse_console(fixed[i].spec, &spec, err, sizeof(err));
-		else
-			r = spec_parse_net(fixed[i].spec, &spec, err, sizeof(err));
+		r = role_get(fixed[i].role)->parse(fixed[i].spec, &spec, err, sizeof(err));
 		FUZZ_CHECK(r == 0);
-		r = engine_add_target(e, fixed[i].role, &spec, 1000);
+		r = engine_add_target(e, role_get(fixed[i].role), &spec, 1000);
 		/* LABEL= without libblkid */
 		FUZZ_CHECK(r == 0 || r == -EOPNOTSUPP);
 	}

@@ -42,7 +42,7 @@ static void usage(void)
 static const struct program_syntax program = {
 	.name = "consolewait",
 	.usage = usage,
-	.spec_role = ROLE_CONSOLE,
+	.spec_role = &role_table[ROLE_CONSOLE],
 };
 
 /* Makes @node the stdin, stdout and stderr of this process. */
@@ -134,14 +134,16 @@ static int wait_console(int argc, char **argv, char *node, char *spec, bool *bad
 	/* from here on, what fails is the boot's problem, not the caller's
 	 * words: CMD runs all the same */
 	*bad_input = false;
-	if (!cfg->has_console && !cfg->console_invalid && !cfg->off)
+	if (!cfg->role[ROLE_CONSOLE].n && !cfg->role[ROLE_CONSOLE].invalid && !cfg->off)
 		return usage_error(
 			"no console named: give SPEC, or console= or waitdev.console= on the kernel command line");
-	if (cfg->has_console && cfg->console.type == SPEC_CONSOLE_OTHER)
-		return usage_error("console %s is not a tty", cfg->console.text);
+	if (cfg->role[ROLE_CONSOLE].n &&
+	    cfg->role[ROLE_CONSOLE].spec[0].type == SPEC_CONSOLE_OTHER)
+		return usage_error("console %s is not a tty",
+				   cfg->role[ROLE_CONSOLE].spec[0].text);
 	if (!cfg->off) /* off: CMD runs on the inherited stdio, nothing said */
-		strscpy(spec, cfg->console.text, SPEC_VALUE_MAX);
-	r = run_wait(&run, ROLE_CONSOLE);
+		strscpy(spec, cfg->role[ROLE_CONSOLE].spec[0].text, SPEC_VALUE_MAX);
+	r = run_wait(&run, ROLE_BIT(ROLE_CONSOLE));
 	/* found, or off (waitdev=0): no target, no node */
 	if (r == EXIT_FOUND && engine_target(run.engine, 0))
 		strscpy(node, engine_target(run.engine, 0)->node, NODE_MAX);

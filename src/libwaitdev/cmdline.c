@@ -18,10 +18,11 @@
 
 void cmdline_config_init(struct wait_config *cfg)
 {
+	unsigned i;
+
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->root_ms = DEFAULT_ROOT_MS;
-	cfg->console_ms = DEFAULT_CONSOLE_MS;
-	cfg->net_ms = DEFAULT_NET_MS;
+	for (i = 0; i < ROLE_COUNT; i++)
+		cfg->role[i].ms = role_get(i)->default_ms;
 }
 
 /* The kernel's isspace() (lib/ctype.c): the C locale's blanks and 0xA0,
@@ -159,10 +160,9 @@ struct parse_state {
 	struct wait_config *cfg;
 	char *err; /* strict: the first problem */
 	unsigned errsize;
-	bool waitdev_net;
-	const char *waitdev_root;    /* last waitdev.root=, NULL for none */
-	const char *waitdev_console; /* last waitdev.console= */
-	const char *root;	     /* last root= */
+	/* the last waitdev.ROLE= of a role without a list, NULL for none */
+	const char *waitdev_key[ROLE_COUNT];
+	const char *root; /* last root= */
 	/* the last console= that names a tty (decoded), or why it is no
 	 * console to wait for (console_bad) */
 	bool has_console, console_bad;
@@ -280,49 +280,58 @@ static bool plain_seconds(const char *val, uint64_t *ms)
 	return *val && parse_seconds_ms(val, ms) == 0;
 }
 
-int cmdline_parse_net_list(const char *key, const char *val, struct wait_config *cfg,
-			   char *err, unsigned errsize)
+int cmdline_parse_list(const struct role *role, const char *key, const char *val,
+		       struct role_config *rc, char *err, unsigned errsize)
 {
 	char buf[SPEC_VALUE_MAX * 4];
 	char *save = NULL, *tok;
 	char serr[200];
 
-	cfg->n_net = 0;
+	rc->n = 0;
+	if (!role->list)
+		return parse_error(err, errsize, "%s: takes one spec", key);
 	if (!*val)
 		return 0; /* "waitdev.net=" turns the wait off */
 	if (!strscpy(buf, val, sizeof(buf)))
 		return parse_error(err, errsize, "%s: value too long", key);
 	/* ',' separates specs, but MAC addresses never contain one */
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cfg->n_net == CMDLINE_NET_MAX)
-			return parse_error(err, errsize, "%s: more than %d interfaces",
-					   key, CMDLINE_NET_MAX);
-		if (spec_parse_net(tok, &cfg->net[cfg->n_net], serr, sizeof(serr)) < 0) {
+		if (rc->n == CMDLINE_LIST_MAX)
+			return parse_error(err, errsize, "%s: more than %d %s specs", key,
+					   CMDLINE_LIST_MAX, role->name);
+		if (role->parse(tok, &rc->spec[rc->n], serr, sizeof(serr)) < 0)
 			return parse_error(err, errsize, "%s=%s: %s", key, val, serr);
-		}
-		cfg->n_net++;
+		rc->n++;
 	}
-	if (cfg->n_net == 0)
-		return parse_error(err, errsize, "%s=%s: no interface named", key, val);
+	if (rc->n == 0)
+		return parse_error(err, errsize, "%s=%s: no %s named", key, val,
+				   role->name);
 	return 0;
 }
 
 /* waitdev.net= replaces the list; a bad one leaves the last good one */
-static int parse_net_key(const char *key, const char *val, struct parse_state *st,
-			 char *msg, unsigned msgsize)
+static int parse_list_key(const struct role *role, const char *key, const char *val,
+			  struct parse_state *st, char *msg, unsigned msgsize)
 {
-	struct wait_config *cfg = st->cfg;
-	struct spec saved[CMDLINE_NET_MAX];
-	unsigned n_saved = cfg->n_net;
+	struct role_config *rc = &st->cfg->role[role->id];
+	struct role_config saved = *rc;
 
-	memcpy(saved, cfg->net, sizeof(saved));
-	if (cmdline_parse_net_list(key, val, cfg, msg, msgsize) < 0) {
-		cfg->n_net = n_saved;
-		memcpy(cfg->net, saved, sizeof(saved));
+	if (cmdline_parse_list(role, key, val, rc, msg, msgsize) < 0) {
+		*rc = saved;
 		return -EINVAL;
 	}
-	st->waitdev_net = true;
 	return 0;
+}
+
+/* The role waitdev.@sub= names, NULL for none. */
+static const struct role *waitdev_key_role(const char *sub)
+{
+	unsigned i;
+
+	for (i = 0; i < ROLE_COUNT; i++)
+		if (key_eq(sub, role_get(i)->name))
+			return role_get(i);
+	return NULL;
 }
 
 static int parse_waitdev_key(const char *key, const char *val, struct parse_state *st,
@@ -330,6 +339,7 @@ static int parse_waitdev_key(const char *key, const char *val, struct parse_stat
 {
 	struct wait_config *cfg = st->cfg;
 	const char *sub = key + strlen("waitdev.");
+	const struct role *role;
 
 	if (key_eq(sub, "modprobe"))
 		return parse_bool_key(key, val, &cfg->modprobe, msg, msgsize);
@@ -343,18 +353,15 @@ static int parse_waitdev_key(const char *key, const char *val, struct parse_stat
 		cfg->has_timeout = true;
 		return 0;
 	}
-	if (!key_eq(sub, "root") && !key_eq(sub, "console") && !key_eq(sub, "net"))
+	role = waitdev_key_role(sub);
+	if (!role)
 		return parse_error(msg, msgsize, "%s: unknown waitdev key", key);
-	if (!val) {
+	if (!val)
 		return parse_error(msg, msgsize, "%s: needs a value (%s=SPEC)", key, key);
-	}
-	if (key_eq(sub, "net"))
-		return parse_net_key(key, val, st, msg, msgsize);
+	if (role->list)
+		return parse_list_key(role, key, val, st, msg, msgsize);
 	/* the spec is read once the last one is known (apply_specs()) */
-	if (key_eq(sub, "root"))
-		st->waitdev_root = val;
-	else
-		st->waitdev_console = val;
+	st->waitdev_key[role->id] = val;
 	return 0;
 }
 
@@ -528,75 +535,114 @@ static int parse_param(const char *key, const char *val, struct parse_state *st,
 	return 0;
 }
 
-/* The root and console specs, once the last of each is known: a bad one
- * fails its own target, never the others. */
-static int apply_specs(struct parse_state *st)
+/* @val, the last value of @key for @role: its spec, or, malformed, a
+ * problem and the role's wait fails at once (never the others). */
+static int set_role_spec(struct parse_state *st, const struct role *role, const char *key,
+			 const char *val)
+{
+	struct role_config *rc = &st->cfg->role[role->id];
+	char serr[200], msg[CMDLINE_PROBLEM_LEN], what[64];
+
+	if (role->parse(val, &rc->spec[0], serr, sizeof(serr)) == 0) {
+		rc->n = 1;
+		return 0;
+	}
+	memset(&rc->spec[0], 0, sizeof(rc->spec[0]));
+	rc->invalid = true;
+	parse_error(msg, sizeof(msg), "%s=%s: %s", key, val, serr);
+	snprintf(what, sizeof(what), "the %s wait fails", role->name);
+	return problem(st, what, msg);
+}
+
+/* root=, read as the kernel reads it when no waitdev.root= is given */
+static int apply_kernel_root(struct parse_state *st)
 {
 	struct wait_config *cfg = st->cfg;
-	char serr[200], msg[CMDLINE_PROBLEM_LEN];
-	const char *key = st->waitdev_root ? "waitdev.root" : "root";
-	const char *val = st->waitdev_root ? st->waitdev_root : st->root;
 
-	if (val && !st->waitdev_root && root_is_network(val)) {
+	if (!st->root)
+		return 0;
+	if (root_is_network(st->root)) {
 		if (cfg->n_skipped < CMDLINE_SKIPPED_MAX)
 			snprintf(cfg->skipped[cfg->n_skipped++], SPEC_VALUE_MAX,
-				 "root=%s", val);
-	} else if (val && *val) { /* an empty waitdev.root= turns it off */
-		if (spec_parse_block(val, &cfg->root, serr, sizeof(serr)) < 0) {
-			memset(&cfg->root, 0, sizeof(cfg->root));
-			cfg->root_invalid = true;
-			parse_error(msg, sizeof(msg), "%s=%s: %s", key, val, serr);
-			if (problem(st, "the root wait fails", msg) < 0)
-				return -EINVAL;
-		} else {
-			cfg->has_root = true;
-		}
-	} else if (val && !st->waitdev_root) {
-		cfg->root_invalid = true;
-		if (problem(st, "the root wait fails", "root: empty value") < 0)
-			return -EINVAL;
+				 "root=%s", st->root);
+		return 0;
 	}
+	if (!*st->root) {
+		cfg->role[ROLE_ROOT].invalid = true;
+		return problem(st, "the root wait fails", "root: empty value");
+	}
+	return set_role_spec(st, role_get(ROLE_ROOT), "root", st->root);
+}
 
-	if (st->waitdev_console) {
-		if (!*st->waitdev_console)
-			return 0;
-		if (spec_parse_console(st->waitdev_console, &cfg->console, serr,
-				       sizeof(serr)) < 0) {
-			memset(&cfg->console, 0, sizeof(cfg->console));
-			cfg->console_invalid = true;
-			parse_error(msg, sizeof(msg), "waitdev.console=%s: %s",
-				    st->waitdev_console, serr);
-			return problem(st, "the console wait fails", msg);
+/* the last console= that names a tty, when no waitdev.console= is given */
+static int apply_kernel_console(struct parse_state *st)
+{
+	struct role_config *rc = &st->cfg->role[ROLE_CONSOLE];
+	char serr[200];
+
+	if (!st->has_console)
+		return 0;
+	/* the bad one was a problem already when it was read */
+	rc->invalid = st->console_bad;
+	if (!st->console_bad &&
+	    spec_parse_console(st->console, &rc->spec[0], serr, sizeof(serr)) == 0)
+		rc->n = 1;
+	return 0;
+}
+
+/* The specs of the single-valued roles, once the last of each is known:
+ * waitdev.ROLE= wins over the kernel's own key, and an empty one turns
+ * that wait off. */
+static int apply_specs(struct parse_state *st)
+{
+	char key[64];
+	unsigned i;
+	int r = 0;
+
+	for (i = 0; i < ROLE_COUNT; i++) {
+		const struct role *role = role_get(i);
+		const char *val = st->waitdev_key[i];
+
+		if (val && *val) {
+			snprintf(key, sizeof(key), "waitdev.%s", role->name);
+			r = set_role_spec(st, role, key, val);
+		} else if (!val && i == ROLE_ROOT) {
+			r = apply_kernel_root(st);
+		} else if (!val && i == ROLE_CONSOLE) {
+			r = apply_kernel_console(st);
 		}
-		cfg->has_console = true;
-	} else if (st->has_console) {
-		/* the bad one was a problem already when it was read */
-		cfg->console_invalid = st->console_bad;
-		cfg->has_console = !st->console_bad &&
-				   spec_parse_console(st->console, &cfg->console, serr,
-						      sizeof(serr)) == 0;
+		if (r < 0)
+			return r;
 	}
 	return 0;
+}
+
+void cmdline_set_timeout(struct wait_config *cfg, uint64_t ms)
+{
+	unsigned i;
+
+	for (i = 0; i < ROLE_COUNT; i++)
+		cfg->role[i].ms = ms;
 }
 
 static void apply_deadlines(struct wait_config *cfg, const struct parse_state *st)
 {
 	if (st->rootwait_forever) {
-		cfg->root_ms = DEADLINE_FOREVER;
+		cfg->role[ROLE_ROOT].ms = DEADLINE_FOREVER;
 	} else if (st->has_rootwait_ms || st->has_rootdelay) {
 		/* both are upper bounds: the longer one decides */
-		cfg->root_ms = 0;
+		cfg->role[ROLE_ROOT].ms = 0;
 		if (st->has_rootwait_ms)
-			cfg->root_ms = st->rootwait_ms;
-		if (st->has_rootdelay && st->rootdelay_ms > cfg->root_ms)
-			cfg->root_ms = st->rootdelay_ms;
+			cfg->role[ROLE_ROOT].ms = st->rootwait_ms;
+		if (st->has_rootdelay && st->rootdelay_ms > cfg->role[ROLE_ROOT].ms)
+			cfg->role[ROLE_ROOT].ms = st->rootdelay_ms;
 	}
 	if (st->consolewait)
-		cfg->console_ms = DEADLINE_FOREVER;
+		cfg->role[ROLE_CONSOLE].ms = DEADLINE_FOREVER;
 	else if (st->has_consoledelay)
-		cfg->console_ms = st->consoledelay_ms;
+		cfg->role[ROLE_CONSOLE].ms = st->consoledelay_ms;
 	if (cfg->has_timeout)
-		cfg->root_ms = cfg->console_ms = cfg->net_ms = cfg->timeout_ms;
+		cmdline_set_timeout(cfg, cfg->timeout_ms);
 }
 
 int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned errsize)

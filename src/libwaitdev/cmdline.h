@@ -31,30 +31,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "role.h"
 #include "spec.h"
 
 #define CMDLINE_MAX (64 * 1024) /* far above any COMMAND_LINE_SIZE */
-#define CMDLINE_NET_MAX 16
+#define CMDLINE_LIST_MAX 16	/* specs of a role that takes a list */
 #define CMDLINE_SKIPPED_MAX 8
 #define CMDLINE_PROBLEMS_MAX 8
 #define CMDLINE_PROBLEM_LEN 256
 
 #define DEADLINE_FOREVER UINT64_MAX
 
-/* Defaults: rootwait-less root, the 2009 console patch, network. */
-#define DEFAULT_ROOT_MS (180 * 1000)
-#define DEFAULT_CONSOLE_MS 1000
-#define DEFAULT_NET_MS (30 * 1000)
+/* What the command line names for one role (role.h). */
+struct role_config {
+	/* specs named: at most 1 unless the role takes a list */
+	unsigned int n;
+	struct spec spec[CMDLINE_LIST_MAX];
+	uint64_t ms; /* relative timeout, DEADLINE_FOREVER for none */
+	/* a malformed spec on the kernel command line: the role's wait
+	 * fails at once (tolerant parse) */
+	bool invalid;
+};
 
 struct wait_config {
-	bool has_root, has_console;
-	struct spec root;
-	struct spec console;
-	unsigned int n_net;
-	struct spec net[CMDLINE_NET_MAX];
+	struct role_config role[ROLE_COUNT];
 
-	/* Relative timeouts in ms, DEADLINE_FOREVER for none. */
-	uint64_t root_ms, console_ms, net_ms;
 	bool has_timeout; /* waitdev.timeout= bounds everything */
 	uint64_t timeout_ms;
 
@@ -74,8 +75,6 @@ struct wait_config {
 	 * key and saying what was done instead ("ignored", "read as ...") */
 	unsigned int n_problems;
 	char problems[CMDLINE_PROBLEMS_MAX][CMDLINE_PROBLEM_LEN];
-	/* a malformed root / console spec: that target fails at once */
-	bool root_invalid, console_invalid;
 };
 
 /* Sets every field to "nothing named", the default timeouts, tolerant. */
@@ -99,11 +98,15 @@ char *cmdline_next_arg(char *args, char **param, char **val);
 int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned errsize);
 
 /*
- * Parses a comma-separated list of net specs (the value of waitdev.net=)
- * into @cfg->net, replacing what was there; @key names it in messages.
+ * Parses a comma-separated list of @role's specs (the value of
+ * waitdev.net=, --net) into @rc, replacing what was there; "" is none.
+ * -EINVAL for a role without a list. @key names it in messages.
  */
-int cmdline_parse_net_list(const char *key, const char *val, struct wait_config *cfg,
-			   char *err, unsigned errsize);
+int cmdline_parse_list(const struct role *role, const char *key, const char *val,
+		       struct role_config *rc, char *err, unsigned errsize);
+
+/* Sets every role's timeout to @ms (waitdev.timeout=, --timeout). */
+void cmdline_set_timeout(struct wait_config *cfg, uint64_t ms);
 
 /* Reads @path (default /proc/cmdline) and parses it. -errno on I/O
  * errors (message in @err). */

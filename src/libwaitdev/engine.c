@@ -120,7 +120,7 @@ void engine_free(struct engine *e)
 	free(e);
 }
 
-int engine_add_target(struct engine *e, const char *role, const struct spec *spec,
+int engine_add_target(struct engine *e, const struct role *role, const struct spec *spec,
 		      uint64_t timeout_ms)
 {
 	enum spec_need need = spec_need(spec);

@@ -74,7 +74,7 @@ void engine_free(struct engine *e);
  * this build or this source lacks (see spec_need()), -E2BIG past
  * ENGINE_TARGETS_MAX.
  */
-int engine_add_target(struct engine *e, const char *role, const struct spec *spec,
+int engine_add_target(struct engine *e, const struct role *role, const struct spec *spec,
 		      uint64_t timeout_ms);
 
 /* How a wait ended. */

@@ -239,11 +239,11 @@ void report_diagnosis(const struct engine *e)
 			continue;
 		if (explain_not_ready(engine_devtab(e), t, engine_uses_udev(e), why,
 				      sizeof(why)))
-			log_err("%s %s: not ready after %llu.%03llu s: %s", t->role,
+			log_err("%s %s: not ready after %llu.%03llu s: %s", t->role->name,
 				t->spec.text, (unsigned long long)(t->waited_ms / 1000),
 				(unsigned long long)(t->waited_ms % 1000), why);
 		else
-			log_err("%s %s: missing after %llu.%03llu s", t->role,
+			log_err("%s %s: missing after %llu.%03llu s", t->role->name,
 				t->spec.text, (unsigned long long)(t->waited_ms / 1000),
 				(unsigned long long)(t->waited_ms % 1000));
 		if (listed[kind])

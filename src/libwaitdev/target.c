@@ -8,7 +8,7 @@
 #include "target.h"
 #include "util.h"
 
-int targets_add(struct targets *ts, const char *role, const struct spec *spec,
+int targets_add(struct targets *ts, const struct role *role, const struct spec *spec,
 		uint64_t timeout_ms)
 {
 	struct target *t;
@@ -49,12 +49,12 @@ static void target_found(const struct targets *ts, struct target *t,
 	t->waited_ms = now_ms() - ts->start_ms;
 	if (device_node(dev, t->node, sizeof(t->node)) < 0)
 		strscpy(t->node, dev->name ? dev->name : "?", sizeof(t->node));
-	log_notice("%s %s: found %s after %llu.%03llu s", t->role, t->spec.text, t->node,
-		   (unsigned long long)(t->waited_ms / 1000),
+	log_notice("%s %s: found %s after %llu.%03llu s", t->role->name, t->spec.text,
+		   t->node, (unsigned long long)(t->waited_ms / 1000),
 		   (unsigned long long)(t->waited_ms % 1000));
 	/* the storm test tells "its uevent came" from "the rescan saved it" */
 	if (rescanning)
-		log_debug("%s %s: found by the rescan after an overflow", t->role,
+		log_debug("%s %s: found by the rescan after an overflow", t->role->name,
 			  t->spec.text);
 }
 
@@ -92,7 +92,8 @@ static void target_lost(const struct targets *ts, struct target *t,
 {
 	const struct device *gone = t->dev, *other;
 
-	log_notice("%s %s: %s %s, waiting again", t->role, t->spec.text, t->node, why);
+	log_notice("%s %s: %s %s, waiting again", t->role->name, t->spec.text, t->node,
+		   why);
 	t->state = TARGET_WAITING;
 	t->dev = NULL;
 	t->node[0] = '\0';
@@ -113,7 +114,7 @@ static void target_refresh(struct target *t)
 
 	if (device_node(t->dev, node, sizeof(node)) < 0 || streq(node, t->node))
 		return;
-	log_notice("%s %s: %s is now %s", t->role, t->spec.text, t->node, node);
+	log_notice("%s %s: %s is now %s", t->role->name, t->spec.text, t->node, node);
 	memcpy(t->node, node, sizeof(node));
 }
 
@@ -247,12 +248,12 @@ void targets_expire(struct targets *ts, uint64_t now, bool probing)
 			continue;
 		t->state = TARGET_EXPIRED;
 		t->waited_ms = now_ms() - ts->start_ms;
-		log_info("%s %s: not found within %llu.%03llu s", t->role, t->spec.text,
-			 (unsigned long long)(t->timeout_ms / 1000),
+		log_info("%s %s: not found within %llu.%03llu s", t->role->name,
+			 t->spec.text, (unsigned long long)(t->timeout_ms / 1000),
 			 (unsigned long long)(t->timeout_ms % 1000));
 		ns = now_ns();
-		log_debug("%s %s: expired at %llu.%03llu ms (CLOCK_MONOTONIC)", t->role,
-			  t->spec.text, (unsigned long long)(ns / 1000000),
+		log_debug("%s %s: expired at %llu.%03llu ms (CLOCK_MONOTONIC)",
+			  t->role->name, t->spec.text, (unsigned long long)(ns / 1000000),
 			  (unsigned long long)(ns / 1000 % 1000));
 	}
 }
@@ -275,7 +276,7 @@ void targets_log_deadlines(const struct targets *ts)
 	for (i = 0; i < ts->n; i++)
 		if (ts->t[i].deadline != DEADLINE_NEVER)
 			log_debug("%s %s: deadline at %llu ms (CLOCK_MONOTONIC)",
-				  ts->t[i].role, ts->t[i].spec.text,
+				  ts->t[i].role->name, ts->t[i].spec.text,
 				  (unsigned long long)ts->t[i].deadline);
 }
 
@@ -294,11 +295,11 @@ void targets_log_waiting(const struct targets *ts)
 		if (t->state != TARGET_WAITING || t->timeout_ms == 0)
 			continue;
 		if (t->timeout_ms == DEADLINE_FOREVER)
-			log_notice("%s %s: not there yet, waiting", t->role,
+			log_notice("%s %s: not there yet, waiting", t->role->name,
 				   t->spec.text);
 		else
 			log_notice("%s %s: not there yet, waiting up to %llu.%03llu s",
-				   t->role, t->spec.text,
+				   t->role->name, t->spec.text,
 				   (unsigned long long)(t->timeout_ms / 1000),
 				   (unsigned long long)(t->timeout_ms % 1000));
 	}

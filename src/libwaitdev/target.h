@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "devtab.h"
+#include "role.h"
 #include "spec.h"
 
 #define ENGINE_TARGETS_MAX 32
@@ -31,7 +32,7 @@ enum target_state {
 };
 
 struct target {
-	const char *role; /* "root", "console", "net" */
+	const struct role *role;
 	struct spec spec;
 	uint64_t timeout_ms; /* DEADLINE_FOREVER for none */
 	uint64_t deadline;   /* absolute CLOCK_MONOTONIC ms */
@@ -52,7 +53,7 @@ struct targets {
 };
 
 /* Adds a target in state WAITING; -E2BIG past ENGINE_TARGETS_MAX. */
-int targets_add(struct targets *ts, const char *role, const struct spec *spec,
+int targets_add(struct targets *ts, const struct role *role, const struct spec *spec,
 		uint64_t timeout_ms);
 
 /* Sets the deadlines from @start_ms; returns the last (DEADLINE_NEVER). */

@@ -28,7 +28,7 @@ static void usage(void)
 static const struct program_syntax program = {
 	.name = "rootwait",
 	.usage = usage,
-	.spec_role = ROLE_ROOT,
+	.spec_role = &role_table[ROLE_ROOT],
 };
 
 int rootwait_main(int argc, char **argv)
@@ -40,10 +40,11 @@ int rootwait_main(int argc, char **argv)
 	r = run_start(&run, argc, argv, &program);
 	if (r)
 		return r < 0 ? EXIT_FOUND : r;
-	if (!run.cfg.has_root && !run.cfg.root_invalid && !run.cfg.off)
+	if (!run.cfg.role[ROLE_ROOT].n && !run.cfg.role[ROLE_ROOT].invalid &&
+	    !run.cfg.off)
 		return usage_error(
 			"no root device named: give SPEC, or root= or waitdev.root= on the kernel command line");
-	r = run_wait(&run, ROLE_ROOT);
+	r = run_wait(&run, ROLE_BIT(ROLE_ROOT));
 	/* found, or off (waitdev=0): no target, no node */
 	t = run.engine ? engine_target(run.engine, 0) : NULL;
 	if (r == EXIT_FOUND && t)

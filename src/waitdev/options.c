@@ -17,7 +17,7 @@
 
 /* The common options that take an argument, after the programs' own. */
 enum {
-	OPT_TIMEOUT = OPT_NET + 1,
+	OPT_TIMEOUT = OPT_ROLE + ROLE_COUNT,
 	OPT_CMDLINE,
 	OPT_CMDLINE_FILE,
 	OPT_FORMAT,
@@ -166,9 +166,10 @@ static int parse_options(struct options *o, int argc, char **argv,
 		{ "moddir", required_argument, NULL, OPT_MODDIR },
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "strict", no_argument, &o->strict, 1 },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "console", required_argument, NULL, OPT_CONSOLE },
-		{ "net", required_argument, NULL, OPT_NET },
+		/* --ROLE: role.h's names */
+		{ "root", required_argument, NULL, OPT_ROLE + ROLE_ROOT },
+		{ "console", required_argument, NULL, OPT_ROLE + ROLE_CONSOLE },
+		{ "net", required_argument, NULL, OPT_ROLE + ROLE_NET },
 		{ "quiet", no_argument, &o->quiet, 1 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -241,29 +242,43 @@ static int read_cmdline(const struct options *o, struct wait_config *cfg)
 	return 0;
 }
 
-int options_set_spec(struct wait_config *cfg, enum wait_role role, const char *option,
+int options_add_spec(struct wait_config *cfg, const struct role *role, const char *option,
 		     const char *text)
 {
-	bool root = role == ROLE_ROOT;
-	char err[256];
+	struct role_config *rc = &cfg->role[role->id];
+	struct role_config one;
+	char err[512];
 	int r;
 
-	if (root)
-		r = spec_parse_block(text, &cfg->root, err, sizeof(err));
-	else
-		r = spec_parse_console(text, &cfg->console, err, sizeof(err));
-	if (r < 0)
+	if (role->list) {
+		/* the same list grammar as waitdev.net= */
+		r = cmdline_parse_list(role, option ? option : role->name, text, &one,
+				       err, sizeof(err));
+		if (r < 0)
+			return usage_error("%s", err);
+	} else if (role->parse(text, &one.spec[0], err, sizeof(err)) < 0) {
 		return usage_error("%s%s%s: %s", option ? option : "", option ? " " : "",
 				   text, err);
-	/* given here: whatever the kernel command line said of it is gone */
-	if (root) {
-		cfg->has_root = true;
-		cfg->root_invalid = false;
 	} else {
-		cfg->has_console = true;
-		cfg->console_invalid = false;
+		one.n = 1;
+		rc->n = 0; /* one spec: the last given */
 	}
+	if (rc->n + one.n > CMDLINE_LIST_MAX)
+		return usage_error("%s: more than %d %s specs",
+				   option ? option : role->name, CMDLINE_LIST_MAX,
+				   role->name);
+	memcpy(&rc->spec[rc->n], one.spec, one.n * sizeof(one.spec[0]));
+	rc->n += one.n;
+	rc->invalid = false;
 	return 0;
+}
+
+void options_clear_role(struct wait_config *cfg, const struct role *role)
+{
+	struct role_config *rc = &cfg->role[role->id];
+
+	rc->n = 0;
+	rc->invalid = false;
 }
 
 int options_read(struct options *o, struct wait_config *cfg, int argc, char **argv,
@@ -275,11 +290,13 @@ int options_read(struct options *o, struct wait_config *cfg, int argc, char **ar
 	r = parse_options(o, argc, argv, p, &spec);
 	if (!r)
 		r = read_cmdline(o, cfg);
-	if (!r && spec)
-		r = options_set_spec(cfg, p->spec_role, NULL, spec);
+	if (!r && spec) {
+		options_clear_role(cfg, p->spec_role);
+		r = options_add_spec(cfg, p->spec_role, NULL, spec);
+	}
 	if (r)
 		return r;
 	if (o->has_timeout)
-		cfg->root_ms = cfg->console_ms = cfg->net_ms = o->timeout_ms;
+		cmdline_set_timeout(cfg, o->timeout_ms);
 	return 0;
 }

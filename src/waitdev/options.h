@@ -18,13 +18,6 @@
 #include "engine.h"
 #include "result.h"
 
-/* What a wait is for: a set of these (run_wait()'s @roles). */
-enum wait_role {
-	ROLE_ROOT = 1 << 0,
-	ROLE_CONSOLE = 1 << 1,
-	ROLE_NET = 1 << 2,
-};
-
 struct options {
 	const char *cmdline;	  /* --cmdline STRING */
 	const char *cmdline_file; /* --cmdline-file FILE */
@@ -46,11 +39,10 @@ struct options {
 	enum engine_source source; /* --source */
 };
 
-/* The options a program has beyond the common ones; ids above 256. */
+/* The options a program has beyond the common ones: --ROLE (role.h) is
+ * OPT_ROLE + its id. */
 enum {
-	OPT_ROOT = 0x100,
-	OPT_CONSOLE,
-	OPT_NET,
+	OPT_ROLE = 0x100,
 };
 
 /* The --help lines rootwait and consolewait share. */
@@ -71,8 +63,8 @@ struct program_syntax {
 	int (*option)(void *ctx, int opt, const char *arg);
 	void *ctx;
 	/* the role of the one SPEC argument it takes (in place of the
-	 * kernel command line's), 0 for none */
-	enum wait_role spec_role;
+	 * kernel command line's), NULL for none */
+	const struct role *spec_role;
 };
 
 /*
@@ -88,13 +80,18 @@ int options_read(struct options *o, struct wait_config *cfg, int argc, char **ar
 		 const struct program_syntax *p);
 
 /*
- * Parses @text as the spec of @role (ROLE_ROOT or ROLE_CONSOLE) into
- * @cfg, which then waits for it. @option is the option that gave it
- * ("--root") or NULL for a SPEC argument. 0, or EXIT_USAGE after a
- * one-line error.
+ * Parses @text as @role's spec (a comma-separated list for a role that
+ * takes one) into @cfg, which then waits for it: added to the list, or
+ * in place of the one spec of a role without a list. @option is the
+ * option that gave it ("--root") or NULL for a SPEC argument. 0, or
+ * EXIT_USAGE after a one-line error.
  */
-int options_set_spec(struct wait_config *cfg, enum wait_role role, const char *option,
+int options_add_spec(struct wait_config *cfg, const struct role *role, const char *option,
 		     const char *text);
+
+/* Forgets what the kernel command line said of @role (its specs, a
+ * malformed one): options give it now. */
+void options_clear_role(struct wait_config *cfg, const struct role *role);
 
 /* Logs the one-line error of a usage error; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

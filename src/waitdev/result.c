@@ -81,22 +81,17 @@ static const char *state_name(enum target_state s)
  */
 static void print_shell(FILE *out, const struct engine *e)
 {
-	static const struct {
-		const char *role, *var;
-	} vars[] = {
-		{ "root", "WAITDEV_ROOT" },
-		{ "console", "WAITDEV_CONSOLE" },
-		{ "net", "WAITDEV_NET" },
-	};
-	unsigned v, i, n;
+	unsigned id, i, n;
 
-	for (v = 0; v < ARRAY_SIZE(vars); v++) {
+	for (id = 0; id < ROLE_COUNT; id++) {
+		const struct role *role = role_get(id);
+
 		for (i = n = 0; i < engine_target_count(e); i++) {
 			const struct target *t = engine_target(e, i);
 
-			if (!streq(t->role, vars[v].role) || t->state != TARGET_FOUND)
+			if (t->role != role || t->state != TARGET_FOUND)
 				continue;
-			fprintf(out, n++ ? " " : "%s='", vars[v].var);
+			fprintf(out, n++ ? " " : "%s='", role->shell_var);
 			shell_quoted_part(out, t->node);
 		}
 		if (n)
@@ -108,7 +103,7 @@ static void print_shell(FILE *out, const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
-		fprintf(out, "%s%s=", n++ ? " " : "", t->role);
+		fprintf(out, "%s%s=", n++ ? " " : "", t->role->name);
 		shell_quoted_part(out, t->spec.text);
 	}
 	fputs("'\n", out);
@@ -126,7 +121,7 @@ static void print_json(FILE *out, const struct engine *e)
 		const struct target *t = engine_target(e, i);
 
 		fprintf(out, "%s{\"role\":", i ? "," : "");
-		json_string(out, t->role);
+		json_string(out, t->role->name);
 		fputs(",\"spec\":", out);
 		json_string(out, t->spec.text);
 		fprintf(out, ",\"state\":\"%s\",\"device\":", state_name(t->state));
@@ -160,7 +155,7 @@ int result_fprint(FILE *out, enum result_format fmt, const struct engine *e)
 				continue;
 			/* one line per target, whatever the name holds */
 			escape_name(t->node, node, sizeof(node));
-			fprintf(out, "%s %s\n", t->role, node);
+			fprintf(out, "%s %s\n", t->role->name, node);
 		}
 		break;
 	}

@@ -12,7 +12,7 @@
 #include "startup.h"
 #include "util.h"
 
-static int add_target(struct engine *e, const char *role, const struct spec *spec,
+static int add_target(struct engine *e, const struct role *role, const struct spec *spec,
 		      uint64_t timeout_ms)
 {
 	int r = engine_add_target(e, role, spec, timeout_ms);
@@ -21,14 +21,14 @@ static int add_target(struct engine *e, const char *role, const struct spec *spe
 	    source_udev_available())
 		return usage_error(
 			"%s %s: needs the udev source (udevd running, or --source udev)",
-			role, spec->text);
+			role->name, spec->text);
 	if (r == -EOPNOTSUPP)
 		return usage_error(
-			"%s %s: needs %s, which this waitdev was built without", role,
-			spec->text, spec_need_name(spec_need(spec)));
+			"%s %s: needs %s, which this waitdev was built without",
+			role->name, spec->text, spec_need_name(spec_need(spec)));
 	if (r < 0)
-		return usage_error("%s %s: cannot wait for it: %s", role, spec->text,
-				   strerror(-r));
+		return usage_error("%s %s: cannot wait for it: %s", role->name,
+				   spec->text, strerror(-r));
 	return 0;
 }
 
@@ -66,28 +66,22 @@ static void setup_logging(const struct options *o)
 
 static int add_targets(struct engine *e, const struct wait_config *cfg, unsigned roles)
 {
-	unsigned i;
+	unsigned id, i;
 	int r;
 
-	if (roles & ROLE_ROOT && cfg->has_root) {
-		r = add_target(e, "root", &cfg->root, cfg->root_ms);
-		if (r)
-			return r;
-	}
-	if (roles & ROLE_CONSOLE && cfg->has_console) {
-		if (cfg->console.type == SPEC_CONSOLE_OTHER) {
-			log_notice("console %s is not a tty: not waited for",
-				   cfg->console.text);
-		} else {
-			r = add_target(e, "console", &cfg->console, cfg->console_ms);
+	for (id = 0; id < ROLE_COUNT; id++) {
+		const struct role_config *rc = &cfg->role[id];
+
+		for (i = 0; roles & ROLE_BIT(id) && i < rc->n; i++) {
+			if (rc->spec[i].type == SPEC_CONSOLE_OTHER) {
+				log_notice("%s %s is not a tty: not waited for",
+					   role_get(id)->name, rc->spec[i].text);
+				continue;
+			}
+			r = add_target(e, role_get(id), &rc->spec[i], rc->ms);
 			if (r)
 				return r;
 		}
-	}
-	for (i = 0; roles & ROLE_NET && i < cfg->n_net; i++) {
-		r = add_target(e, "net", &cfg->net[i], cfg->net_ms);
-		if (r)
-			return r;
 	}
 	return 0;
 }
@@ -111,14 +105,17 @@ void run_end(struct run *run)
  * failed at once (problems logged), the others were waited for. */
 static bool invalid_roles(const struct wait_config *cfg, unsigned roles)
 {
-	bool root = roles & ROLE_ROOT && cfg->root_invalid;
-	bool console = roles & ROLE_CONSOLE && cfg->console_invalid;
+	bool any = false;
+	unsigned id;
 
-	if (root || console)
-		log_err("%s%s%s: malformed on the kernel command line, not waited for",
-			root ? "root" : "", root && console ? " and " : "",
-			console ? "console" : "");
-	return root || console;
+	for (id = 0; id < ROLE_COUNT; id++) {
+		if (!(roles & ROLE_BIT(id)) || !cfg->role[id].invalid)
+			continue;
+		log_err("%s: malformed on the kernel command line, not waited for",
+			role_get(id)->name);
+		any = true;
+	}
+	return any;
 }
 
 /* What engine_run()'s @outcome (or -errno) means to the caller. */

@@ -61,63 +61,47 @@ static void usage(void)
 	       "waitdev(7).\n");
 }
 
+/* --ROLE SPEC options, in the order given */
+#define SPECS_GIVEN_MAX 64
 struct specs {
-	const char *root, *console;
-	const char *net[CMDLINE_NET_MAX];
-	unsigned n_net;
+	unsigned n;
+	struct {
+		const struct role *role;
+		const char *text;
+	} given[SPECS_GIVEN_MAX];
 };
 
 /* waitdev's own options: what to wait for. */
 static int specs_option(void *ctx, int opt, const char *arg)
 {
+	const struct role *role = role_get(opt - OPT_ROLE);
 	struct specs *s = ctx;
 
-	switch (opt) {
-	case OPT_ROOT:
-		s->root = arg;
-		return 1;
-	case OPT_CONSOLE:
-		s->console = arg;
-		return 1;
-	case OPT_NET:
-		if (s->n_net == CMDLINE_NET_MAX)
-			return -usage_error("--net: more than %d given", CMDLINE_NET_MAX);
-		s->net[s->n_net++] = arg;
-		return 1;
-	}
-	return 0;
+	if (opt < OPT_ROLE || !role)
+		return 0;
+	if (s->n == SPECS_GIVEN_MAX)
+		return -usage_error("--%s: more than %d specs given", role->name,
+				    SPECS_GIVEN_MAX);
+	s->given[s->n].role = role;
+	s->given[s->n++].text = arg;
+	return 1;
 }
 
 /* Command-line specs replace the kernel's, all of them. */
 static int apply_specs(const struct specs *s, struct wait_config *cfg)
 {
-	char err[256];
+	char option[32];
 	unsigned i;
-	int r;
 
-	if (!s->root && !s->console && !s->n_net)
+	if (!s->n)
 		return 0;
-	cfg->has_root = cfg->has_console = false;
-	cfg->root_invalid = cfg->console_invalid = false;
-	cfg->n_net = 0;
+	for (i = 0; i < ROLE_COUNT; i++)
+		options_clear_role(cfg, role_get(i));
 	cfg->n_skipped = 0;
-	if (s->root && options_set_spec(cfg, ROLE_ROOT, "--root", s->root))
-		return EXIT_USAGE;
-	if (s->console && options_set_spec(cfg, ROLE_CONSOLE, "--console", s->console))
-		return EXIT_USAGE;
-	for (i = 0; i < s->n_net; i++) {
-		struct wait_config one;
-
-		cmdline_config_init(&one);
-		/* the same list grammar as waitdev.net= */
-		r = cmdline_parse_net_list("--net", s->net[i], &one, err, sizeof(err));
-		if (r < 0)
-			return usage_error("%s", err);
-		if (cfg->n_net + one.n_net > CMDLINE_NET_MAX)
-			return usage_error("--net: more than %d interfaces",
-					   CMDLINE_NET_MAX);
-		memcpy(&cfg->net[cfg->n_net], one.net, one.n_net * sizeof(one.net[0]));
-		cfg->n_net += one.n_net;
+	for (i = 0; i < s->n; i++) {
+		snprintf(option, sizeof(option), "--%s", s->given[i].role->name);
+		if (options_add_spec(cfg, s->given[i].role, option, s->given[i].text))
+			return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -141,7 +125,7 @@ int waitdev_main(int argc, char **argv)
 	r = apply_specs(&specs, &run.cfg);
 	if (r)
 		return r;
-	r = run_wait(&run, ROLE_ROOT | ROLE_CONSOLE | ROLE_NET);
+	r = run_wait(&run, ROLES_ALL);
 	if (r == EXIT_FOUND || r == EXIT_TIMEOUT) {
 		int w = result_print(run.opts.format, run.engine);
 

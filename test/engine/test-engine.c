@@ -81,7 +81,7 @@ static void add_block_target(struct engine *e, const char *spec_text, uint64_t t
 	char err[200];
 
 	if (spec_parse_block(spec_text, &spec, err, sizeof(err)) < 0 ||
-	    engine_add_target(e, "root", &spec, timeout_ms) < 0) {
+	    engine_add_target(e, &role_table[ROLE_ROOT], &spec, timeout_ms) < 0) {
 		fprintf(stderr, "bad test spec %s: %s\n", spec_text, err);
 		exit(99);
 	}
@@ -94,7 +94,7 @@ static void add_console_target(struct engine *e, const char *spec_text,
 	char err[200];
 
 	if (spec_parse_console(spec_text, &spec, err, sizeof(err)) < 0 ||
-	    engine_add_target(e, "console", &spec, timeout_ms) < 0) {
+	    engine_add_target(e, &role_table[ROLE_CONSOLE], &spec, timeout_ms) < 0) {
 		fprintf(stderr, "bad test spec %s\n", spec_text);
 		exit(99);
 	}
@@ -106,7 +106,7 @@ static void add_net_target(struct engine *e, const char *spec_text, uint64_t tim
 	char err[200];
 
 	if (spec_parse_net(spec_text, &spec, err, sizeof(err)) < 0 ||
-	    engine_add_target(e, "net", &spec, timeout_ms) < 0) {
+	    engine_add_target(e, &role_table[ROLE_NET], &spec, timeout_ms) < 0) {
 		fprintf(stderr, "bad test spec %s\n", spec_text);
 		exit(99);
 	}
@@ -1396,7 +1396,7 @@ static void test_uevent_fd_closed(void)
 	opts.uevent_fd = p[0];
 	CHECK(engine_new(&e, &opts) == 0);
 	spec_parse_block("/dev/sdz", &spec, err, sizeof(err));
-	CHECK(engine_add_target(e, "root", &spec, 100) == 0);
+	CHECK(engine_add_target(e, &role_table[ROLE_ROOT], &spec, 100) == 0);
 	res = engine_run(e);
 	CHECK_MSG(res == -ENOTSOCK || res == -ENODEV,
 		  "engine_run() = %d with a pipe for uevents", res);
@@ -1416,7 +1416,7 @@ static void test_uevent_fd_closed(void)
 		opts.sysfs_root = fs.root;
 		opts.uevent_fd = p[0];
 		CHECK(engine_new(&e, &opts) == 0);
-		CHECK(engine_add_target(e, "root", &spec, 100) == 0);
+		CHECK(engine_add_target(e, &role_table[ROLE_ROOT], &spec, 100) == 0);
 		CHECK_INT(engine_run(e), -ENOTSOCK);
 		engine_free(e);
 		errno = 0;
@@ -1485,7 +1485,8 @@ static void test_probe(void)
 		run_begin(&r, false);
 		engine_for(&r, false, 0, NULL, NULL);
 		spec_parse_block("UUID=1234", &spec, err, sizeof(err));
-		CHECK_INT(engine_add_target(r.e, "root", &spec, 100), -EOPNOTSUPP);
+		CHECK_INT(engine_add_target(r.e, &role_table[ROLE_ROOT], &spec, 100),
+			  -EOPNOTSUPP);
 		run_end(&r);
 		return;
 	}

@@ -172,7 +172,7 @@ static void run_engine(void *ctx)
 		return;
 	}
 	spec_parse_block("/dev/sdq", &spec, err, sizeof(err));
-	engine_add_target(e, "root", &spec, 300);
+	engine_add_target(e, &role_table[ROLE_ROOT], &spec, 300);
 	v->status = engine_run(e);
 	modload_drain(engine_modload(e));
 	engine_free(e);

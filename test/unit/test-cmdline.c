@@ -301,7 +301,7 @@ static void check_parse_case(const struct parse_case *c)
 	struct wait_config cfg;
 	char err[256] = "";
 	char got[1024];
-	const char *items[CMDLINE_NET_MAX + CMDLINE_SKIPPED_MAX];
+	const char *items[CMDLINE_LIST_MAX + CMDLINE_SKIPPED_MAX];
 	uint64_t root_ms = c->root_ms == DEF ? DEFAULT_ROOT_MS : c->root_ms;
 	uint64_t con_ms = c->console_ms == DEF ? DEFAULT_CONSOLE_MS : c->console_ms;
 	uint64_t net_ms = c->net_ms == DEF ? DEFAULT_NET_MS : c->net_ms;
@@ -314,23 +314,24 @@ static void check_parse_case(const struct parse_case *c)
 	if (r != 0)
 		return;
 
-	CHECK_MSG(cfg.has_root == (c->root != NULL), "\"%s\": has_root %d", c->line,
-		  cfg.has_root);
-	if (c->root && cfg.has_root) {
-		CHECK_MSG(cfg.root.type == c->root_type, "\"%s\": root %s", c->line,
-			  type_name(cfg.root.type));
+	CHECK_MSG(cfg.role[ROLE_ROOT].n == (c->root != NULL), "\"%s\": has_root %d",
+		  c->line, cfg.role[ROLE_ROOT].n);
+	if (c->root && cfg.role[ROLE_ROOT].n) {
+		CHECK_MSG(cfg.role[ROLE_ROOT].spec[0].type == c->root_type,
+			  "\"%s\": root %s", c->line,
+			  type_name(cfg.role[ROLE_ROOT].spec[0].type));
 		if (c->root_type != SPEC_BLOCK_DEVT)
-			CHECK_STR(cfg.root.value, c->root);
+			CHECK_STR(cfg.role[ROLE_ROOT].spec[0].value, c->root);
 	}
-	CHECK_MSG(cfg.has_console == (c->console != NULL), "\"%s\": has_console %d",
-		  c->line, cfg.has_console);
-	if (c->console && cfg.has_console) {
-		CHECK_INT(cfg.console.type, SPEC_CONSOLE_TTY);
-		CHECK_STR(cfg.console.value, c->console);
+	CHECK_MSG(cfg.role[ROLE_CONSOLE].n == (c->console != NULL),
+		  "\"%s\": has_console %d", c->line, cfg.role[ROLE_CONSOLE].n);
+	if (c->console && cfg.role[ROLE_CONSOLE].n) {
+		CHECK_INT(cfg.role[ROLE_CONSOLE].spec[0].type, SPEC_CONSOLE_TTY);
+		CHECK_STR(cfg.role[ROLE_CONSOLE].spec[0].value, c->console);
 	}
 
-	for (i = 0; i < cfg.n_net && i < CMDLINE_NET_MAX; i++)
-		items[i] = cfg.net[i].value;
+	for (i = 0; i < cfg.role[ROLE_NET].n && i < CMDLINE_LIST_MAX; i++)
+		items[i] = cfg.role[ROLE_NET].spec[i].value;
 	join(got, sizeof(got), ",", items, i);
 	CHECK_MSG(streq(got, c->net ? c->net : ""), "\"%s\": net \"%s\", expected \"%s\"",
 		  c->line, got, c->net ? c->net : "");
@@ -342,14 +343,15 @@ static void check_parse_case(const struct parse_case *c)
 		  "\"%s\": skipped \"%s\", expected \"%s\"", c->line, got,
 		  c->skipped ? c->skipped : "");
 
-	CHECK_MSG(cfg.root_ms == root_ms,
-		  "\"%s\": root_ms %" PRIu64 ", expected %" PRIu64, c->line, cfg.root_ms,
-		  root_ms);
-	CHECK_MSG(cfg.console_ms == con_ms,
+	CHECK_MSG(cfg.role[ROLE_ROOT].ms == root_ms,
+		  "\"%s\": root_ms %" PRIu64 ", expected %" PRIu64, c->line,
+		  cfg.role[ROLE_ROOT].ms, root_ms);
+	CHECK_MSG(cfg.role[ROLE_CONSOLE].ms == con_ms,
 		  "\"%s\": console_ms %" PRIu64 ", expected %" PRIu64, c->line,
-		  cfg.console_ms, con_ms);
-	CHECK_MSG(cfg.net_ms == net_ms, "\"%s\": net_ms %" PRIu64 ", expected %" PRIu64,
-		  c->line, cfg.net_ms, net_ms);
+		  cfg.role[ROLE_CONSOLE].ms, con_ms);
+	CHECK_MSG(cfg.role[ROLE_NET].ms == net_ms,
+		  "\"%s\": net_ms %" PRIu64 ", expected %" PRIu64, c->line,
+		  cfg.role[ROLE_NET].ms, net_ms);
 	CHECK_MSG(cfg.has_timeout == (c->timeout_ms != DEF), "\"%s\": has_timeout %d",
 		  c->line, cfg.has_timeout);
 	if (c->timeout_ms != DEF)
@@ -374,51 +376,51 @@ static void test_parse_details(void)
 	/* defaults, whatever was in the struct before */
 	memset(&cfg, 0xa5, sizeof(cfg));
 	cmdline_config_init(&cfg);
-	CHECK(!cfg.has_root && !cfg.has_console && !cfg.has_timeout);
-	CHECK_INT(cfg.n_net, 0);
+	CHECK(!cfg.role[ROLE_ROOT].n && !cfg.role[ROLE_CONSOLE].n && !cfg.has_timeout);
+	CHECK_INT(cfg.role[ROLE_NET].n, 0);
 	CHECK_INT(cfg.n_skipped, 0);
-	CHECK_INT(cfg.root_ms, 180000);
-	CHECK_INT(cfg.console_ms, 1000);
-	CHECK_INT(cfg.net_ms, 30000);
+	CHECK_INT(cfg.role[ROLE_ROOT].ms, 180000);
+	CHECK_INT(cfg.role[ROLE_CONSOLE].ms, 1000);
+	CHECK_INT(cfg.role[ROLE_NET].ms, 30000);
 	CHECK(DEADLINE_FOREVER == UINT64_MAX);
 
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("root=8:1", &cfg, err, sizeof(err)), 0);
-	CHECK_INT(cfg.root.type, SPEC_BLOCK_DEVT);
-	CHECK_INT(cfg.root.major, 8);
-	CHECK_INT(cfg.root.minor, 1);
-	CHECK_STR(cfg.root.text, "8:1");
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].type, SPEC_BLOCK_DEVT);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].major, 8);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].minor, 1);
+	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].text, "8:1");
 
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("root=801", &cfg, err, sizeof(err)), 0);
-	CHECK_INT(cfg.root.type, SPEC_BLOCK_DEVT);
-	CHECK_INT(cfg.root.major, 8);
-	CHECK_INT(cfg.root.minor, 1);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].type, SPEC_BLOCK_DEVT);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].major, 8);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].minor, 1);
 
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("root=PARTUUID=0badcafe-02/PARTNROFF=-1", &cfg, err,
 				sizeof(err)),
 		  0);
-	CHECK_INT(cfg.root.type, SPEC_BLOCK_PARTUUID);
-	CHECK_STR(cfg.root.value, "0badcafe-02");
-	CHECK(cfg.root.has_partnroff);
-	CHECK_INT(cfg.root.partnroff, -1);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].type, SPEC_BLOCK_PARTUUID);
+	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].value, "0badcafe-02");
+	CHECK(cfg.role[ROLE_ROOT].spec[0].has_partnroff);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].partnroff, -1);
 
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("console=ttyS0,115200n8", &cfg, err, sizeof(err)), 0);
-	CHECK_STR(cfg.console.text, "ttyS0,115200n8");
+	CHECK_STR(cfg.role[ROLE_CONSOLE].spec[0].text, "ttyS0,115200n8");
 
 	/* net states come through */
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("waitdev.net=eth0:carrier,any:up,eth1", &cfg, err,
 				sizeof(err)),
 		  0);
-	CHECK_INT(cfg.n_net, 3);
-	CHECK_INT(cfg.net[0].type, SPEC_NET_NAME);
-	CHECK_INT(cfg.net[0].net_state, NET_CARRIER);
-	CHECK_INT(cfg.net[1].type, SPEC_NET_ANY);
-	CHECK_INT(cfg.net[1].net_state, NET_UP);
-	CHECK_INT(cfg.net[2].net_state, NET_EXISTS);
+	CHECK_INT(cfg.role[ROLE_NET].n, 3);
+	CHECK_INT(cfg.role[ROLE_NET].spec[0].type, SPEC_NET_NAME);
+	CHECK_INT(cfg.role[ROLE_NET].spec[0].net_state, NET_CARRIER);
+	CHECK_INT(cfg.role[ROLE_NET].spec[1].type, SPEC_NET_ANY);
+	CHECK_INT(cfg.role[ROLE_NET].spec[1].net_state, NET_UP);
+	CHECK_INT(cfg.role[ROLE_NET].spec[2].net_state, NET_EXISTS);
 
 	/* more skipped consoles than slots: no overflow, the tty wins */
 	cmdline_config_init(&cfg);
@@ -431,9 +433,9 @@ static void test_parse_details(void)
 	CHECK_INT(cfg.n_skipped, CMDLINE_SKIPPED_MAX);
 	CHECK_STR(cfg.skipped[0], "console=lp0");
 	CHECK_STR(cfg.skipped[CMDLINE_SKIPPED_MAX - 1], "console=lp7");
-	CHECK(cfg.has_console);
-	CHECK_STR(cfg.console.value, "ttyS3");
-	CHECK(!cfg.has_root);
+	CHECK(cfg.role[ROLE_CONSOLE].n);
+	CHECK_STR(cfg.role[ROLE_CONSOLE].spec[0].value, "ttyS3");
+	CHECK(!cfg.role[ROLE_ROOT].n);
 
 	/* the off switch, in both spellings; the last one wins */
 	{
@@ -473,8 +475,8 @@ static void test_parse_details(void)
 /* What a tolerant parse did with the problem. */
 enum outcome {
 	IGNORED,      /* the parameter had no effect */
-	ROOT_FAILS,   /* cfg.root_invalid */
-	CONSOLE_FAILS /* cfg.console_invalid */
+	ROOT_FAILS,   /* cfg.role[ROLE_ROOT].invalid */
+	CONSOLE_FAILS /* cfg.role[ROLE_CONSOLE].invalid */
 };
 
 struct bad_case {
@@ -581,21 +583,26 @@ static void check_bad_tolerant(const struct bad_case *c)
 		  "tolerant \"%s\": problem \"%s\" does not name %s", line,
 		  cfg.problems[0], c->key);
 	CHECK_MSG(!strchr(cfg.problems[0], '\n'), "\"%s\": problem has a newline", line);
-	CHECK_MSG(cfg.root_invalid == (c->outcome == ROOT_FAILS),
-		  "tolerant \"%s\": root_invalid %d", line, cfg.root_invalid);
-	CHECK_MSG(cfg.console_invalid == (c->outcome == CONSOLE_FAILS),
-		  "tolerant \"%s\": console_invalid %d", line, cfg.console_invalid);
+	CHECK_MSG(cfg.role[ROLE_ROOT].invalid == (c->outcome == ROOT_FAILS),
+		  "tolerant \"%s\": root_invalid %d", line, cfg.role[ROLE_ROOT].invalid);
+	CHECK_MSG(cfg.role[ROLE_CONSOLE].invalid == (c->outcome == CONSOLE_FAILS),
+		  "tolerant \"%s\": console_invalid %d", line,
+		  cfg.role[ROLE_CONSOLE].invalid);
 	if (c->outcome == CONSOLE_FAILS) {
-		CHECK_MSG(!cfg.has_console, "tolerant \"%s\": has a console", line);
-		CHECK_MSG(cfg.has_root && streq(cfg.root.value, "vdz"),
+		CHECK_MSG(!cfg.role[ROLE_CONSOLE].n, "tolerant \"%s\": has a console",
+			  line);
+		CHECK_MSG(cfg.role[ROLE_ROOT].n &&
+				  streq(cfg.role[ROLE_ROOT].spec[0].value, "vdz"),
 			  "tolerant \"%s\": root lost", line);
 	} else {
-		CHECK_MSG(cfg.has_console && streq(cfg.console.value, "ttyS7"),
+		CHECK_MSG(cfg.role[ROLE_CONSOLE].n &&
+				  streq(cfg.role[ROLE_CONSOLE].spec[0].value, "ttyS7"),
 			  "tolerant \"%s\": console lost", line);
 	}
 	if (c->outcome == ROOT_FAILS)
-		CHECK_MSG(!cfg.has_root, "tolerant \"%s\": has a root", line);
-	CHECK_MSG(cfg.n_net == 1 && streq(cfg.net[0].value, "eth9"),
+		CHECK_MSG(!cfg.role[ROLE_ROOT].n, "tolerant \"%s\": has a root", line);
+	CHECK_MSG(cfg.role[ROLE_NET].n == 1 &&
+			  streq(cfg.role[ROLE_NET].spec[0].value, "eth9"),
 		  "tolerant \"%s\": net lost", line);
 }
 
@@ -626,7 +633,7 @@ static void test_parse_many_problems(void)
 		  cfg.problems[0]);
 	CHECK_MSG(strncmp(cfg.problems[CMDLINE_PROBLEMS_MAX - 1], "waitdev.h:", 10) == 0,
 		  "\"%s\"", cfg.problems[CMDLINE_PROBLEMS_MAX - 1]);
-	CHECK(cfg.has_root && streq(cfg.root.value, "sda2"));
+	CHECK(cfg.role[ROLE_ROOT].n && streq(cfg.role[ROLE_ROOT].spec[0].value, "sda2"));
 
 	/* a bad value leaves the good one before it (fuzz/crashes/cmdline/
 	 * crash-5f9a03...: a number too large was stored, then refused) */
@@ -636,13 +643,13 @@ static void test_parse_many_problems(void)
 				&cfg, err, sizeof(err)),
 		  0);
 	CHECK_INT(cfg.n_problems, 2);
-	CHECK_INT(cfg.console_ms, 3000);
+	CHECK_INT(cfg.role[ROLE_CONSOLE].ms, 3000);
 	CHECK_INT(cfg.timeout_ms, 3000);
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("consoledelay=5 consoledelay=116666666666667725", &cfg,
 				err, sizeof(err)),
 		  0);
-	CHECK_INT(cfg.console_ms, 5);
+	CHECK_INT(cfg.role[ROLE_CONSOLE].ms, 5);
 
 	/* waitdev.strict=1 wherever it stands: the first problem is fatal */
 	cmdline_config_init(&cfg);
@@ -657,15 +664,15 @@ static void test_parse_many_problems(void)
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("waitdev.strict root=/dev/sda1", &cfg, err, sizeof(err)),
 		  0);
-	CHECK(cfg.has_root);
+	CHECK(cfg.role[ROLE_ROOT].n);
 
 	/* a bad waitdev.net= leaves the good one before it */
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("waitdev.net=eth1,eth2 waitdev.net=eth3,a/b", &cfg, err,
 				sizeof(err)),
 		  0);
-	CHECK_INT(cfg.n_net, 2);
-	CHECK_STR(cfg.net[1].value, "eth2");
+	CHECK_INT(cfg.role[ROLE_NET].n, 2);
+	CHECK_STR(cfg.role[ROLE_NET].spec[1].value, "eth2");
 	CHECK_INT(cfg.n_problems, 1);
 }
 
@@ -734,20 +741,24 @@ static void test_parse_kernel_keys(void)
 		cmdline_config_init(&cfg);
 		r = cmdline_parse(c->line, &cfg, err, sizeof(err));
 		CHECK_MSG(r == 0, "\"%s\": returned %d (%s)", c->line, r, err);
-		CHECK_MSG(cfg.has_root == (c->root != NULL) &&
-				  (!c->root || streq(cfg.root.value, c->root)),
+		CHECK_MSG(cfg.role[ROLE_ROOT].n == (c->root != NULL) &&
+				  (!c->root ||
+				   streq(cfg.role[ROLE_ROOT].spec[0].value, c->root)),
 			  "\"%s\": root \"%s\"", c->line,
-			  cfg.has_root ? cfg.root.value : "");
-		CHECK_MSG(cfg.has_console == (c->console != NULL) &&
-				  (!c->console || streq(cfg.console.value, c->console)),
-			  "\"%s\": console \"%s\"", c->line,
-			  cfg.has_console ? cfg.console.value : "");
-		CHECK_MSG(cfg.root_ms == root_ms, "\"%s\": root_ms %" PRIu64, c->line,
-			  cfg.root_ms);
+			  cfg.role[ROLE_ROOT].n ? cfg.role[ROLE_ROOT].spec[0].value : "");
+		CHECK_MSG(
+			cfg.role[ROLE_CONSOLE].n == (c->console != NULL) &&
+				(!c->console ||
+				 streq(cfg.role[ROLE_CONSOLE].spec[0].value, c->console)),
+			"\"%s\": console \"%s\"", c->line,
+			cfg.role[ROLE_CONSOLE].n ? cfg.role[ROLE_CONSOLE].spec[0].value
+						 : "");
+		CHECK_MSG(cfg.role[ROLE_ROOT].ms == root_ms, "\"%s\": root_ms %" PRIu64,
+			  c->line, cfg.role[ROLE_ROOT].ms);
 		CHECK_MSG(cfg.n_problems == (c->note ? 1U : 0U),
 			  "\"%s\": %u problems (%s)", c->line, cfg.n_problems,
 			  cfg.n_problems ? cfg.problems[0] : "");
-		CHECK(!cfg.root_invalid && !cfg.console_invalid);
+		CHECK(!cfg.role[ROLE_ROOT].invalid && !cfg.role[ROLE_CONSOLE].invalid);
 		/* strict: what needs a note is a problem */
 		cmdline_config_init(&cfg);
 		cfg.strict = true;
@@ -771,15 +782,15 @@ static void test_parse_long(void)
 	line[CMDLINE_MAX] = '\0';
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), 0);
-	CHECK(cfg.has_root);
-	CHECK_STR(cfg.root.value, "sdc");
+	CHECK(cfg.role[ROLE_ROOT].n);
+	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].value, "sdc");
 
 	line[CMDLINE_MAX] = 'q';
 	line[CMDLINE_MAX + 1] = '\0';
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK_MSG(strstr(err, "longer") != NULL, "message \"%s\"", err);
-	CHECK(!cfg.has_root);
+	CHECK(!cfg.role[ROLE_ROOT].n);
 	free(line);
 
 	/* one huge value: strict, an error; tolerant, the root wait fails */
@@ -794,14 +805,14 @@ static void test_parse_long(void)
 	CHECK_MSG(strlen(err) < sizeof(err), "message \"%s\"", err);
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), 0);
-	CHECK(!cfg.has_root && cfg.root_invalid);
+	CHECK(!cfg.role[ROLE_ROOT].n && cfg.role[ROLE_ROOT].invalid);
 	CHECK_INT(cfg.n_problems, 1);
 	CHECK_MSG(strncmp(cfg.problems[0], "root=/dev/aaa", 13) == 0, "problem \"%s\"",
 		  cfg.problems[0]);
 	free(line);
 }
 
-/* ---- cmdline_parse_net_list ------------------------------------------ */
+/* ---- cmdline_parse_list ---------------------------------------------- */
 
 static void test_net_list(void)
 {
@@ -811,59 +822,71 @@ static void test_net_list(void)
 	unsigned i;
 
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse_net_list("--net", "eth0,enp*:up", &cfg, err, sizeof(err)),
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", "eth0,enp*:up",
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
 		  0);
-	CHECK_INT(cfg.n_net, 2);
-	CHECK_STR(cfg.net[0].value, "eth0");
-	CHECK_INT(cfg.net[1].type, SPEC_NET_GLOB);
-	CHECK_STR(cfg.net[1].value, "enp*");
-	CHECK_INT(cfg.net[1].net_state, NET_UP);
+	CHECK_INT(cfg.role[ROLE_NET].n, 2);
+	CHECK_STR(cfg.role[ROLE_NET].spec[0].value, "eth0");
+	CHECK_INT(cfg.role[ROLE_NET].spec[1].type, SPEC_NET_GLOB);
+	CHECK_STR(cfg.role[ROLE_NET].spec[1].value, "enp*");
+	CHECK_INT(cfg.role[ROLE_NET].spec[1].net_state, NET_UP);
 
 	/* replaces, not appends */
-	CHECK_INT(cmdline_parse_net_list("--net", "52-54-00-12-34-56", &cfg, err,
-					 sizeof(err)),
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", "52-54-00-12-34-56",
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
 		  0);
-	CHECK_INT(cfg.n_net, 1);
-	CHECK_INT(cfg.net[0].type, SPEC_NET_MAC);
-	CHECK_INT(cfg.net[0].mac[5], 0x56);
+	CHECK_INT(cfg.role[ROLE_NET].n, 1);
+	CHECK_INT(cfg.role[ROLE_NET].spec[0].type, SPEC_NET_MAC);
+	CHECK_INT(cfg.role[ROLE_NET].spec[0].mac[5], 0x56);
 
 	/* empty commas around specs are skipped */
-	CHECK_INT(cmdline_parse_net_list("--net", ",eth0,,eth1,", &cfg, err, sizeof(err)),
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", ",eth0,,eth1,",
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
 		  0);
-	CHECK_INT(cfg.n_net, 2);
-	CHECK_STR(cfg.net[1].value, "eth1");
+	CHECK_INT(cfg.role[ROLE_NET].n, 2);
+	CHECK_STR(cfg.role[ROLE_NET].spec[1].value, "eth1");
 
 	/* empty: no wait */
-	CHECK_INT(cmdline_parse_net_list("--net", "", &cfg, err, sizeof(err)), 0);
-	CHECK_INT(cfg.n_net, 0);
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", "",
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
+		  0);
+	CHECK_INT(cfg.role[ROLE_NET].n, 0);
 
 	/* errors name the key given */
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("--net", "eth0:down", &cfg, err, sizeof(err)),
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", "eth0:down",
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
 		  -EINVAL);
 	CHECK_MSG(strstr(err, "--net") && strstr(err, "down"), "message \"%s\"", err);
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("--net", ",", &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", ",",
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
+		  -EINVAL);
 	CHECK_MSG(strstr(err, "--net") != NULL, "message \"%s\"", err);
 
-	/* CMDLINE_NET_MAX interfaces, then one too many */
+	/* CMDLINE_LIST_MAX interfaces, then one too many */
 	list[0] = '\0';
-	for (i = 0; i < CMDLINE_NET_MAX; i++)
+	for (i = 0; i < CMDLINE_LIST_MAX; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%seth%u",
 			 i ? "," : "", i);
-	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)), 0);
-	CHECK_INT(cfg.n_net, CMDLINE_NET_MAX);
-	CHECK_STR(cfg.net[CMDLINE_NET_MAX - 1].value, "eth15");
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", list,
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
+		  0);
+	CHECK_INT(cfg.role[ROLE_NET].n, CMDLINE_LIST_MAX);
+	CHECK_STR(cfg.role[ROLE_NET].spec[CMDLINE_LIST_MAX - 1].value, "eth15");
 	strcat(list, ",eth99");
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("--net", list, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "--net", list,
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
+		  -EINVAL);
 	CHECK_MSG(strstr(err, "--net") != NULL, "message \"%s\"", err);
 
 	/* longer than the copy buffer */
 	memset(list, 'e', sizeof(list) - 1);
 	list[sizeof(list) - 1] = '\0';
 	err[0] = '\0';
-	CHECK_INT(cmdline_parse_net_list("waitdev.net", list, &cfg, err, sizeof(err)),
+	CHECK_INT(cmdline_parse_list(&role_table[ROLE_NET], "waitdev.net", list,
+				     &cfg.role[ROLE_NET], err, sizeof(err)),
 		  -EINVAL);
 	CHECK_MSG(strstr(err, "waitdev.net") != NULL, "message \"%s\"", err);
 }
@@ -904,37 +927,38 @@ static void test_parse_file(void)
 			 strlen("root=/dev/sda1 rootwait"));
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
-	CHECK(cfg.has_root);
-	CHECK_STR(cfg.root.value, "sda1");
-	CHECK(cfg.root_ms == DEADLINE_FOREVER);
+	CHECK(cfg.role[ROLE_ROOT].n);
+	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].value, "sda1");
+	CHECK(cfg.role[ROLE_ROOT].ms == DEADLINE_FOREVER);
 
 	/* /proc/cmdline ends with a newline */
 	path = write_tmp("newline", HOST_LINE "\n", strlen(HOST_LINE) + 1);
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
-	CHECK(!cfg.has_root);
-	CHECK(cfg.has_console);
-	CHECK_STR(cfg.console.value, "ttyS0");
-	CHECK_INT(cfg.root_ms, DEFAULT_ROOT_MS);
+	CHECK(!cfg.role[ROLE_ROOT].n);
+	CHECK(cfg.role[ROLE_CONSOLE].n);
+	CHECK_STR(cfg.role[ROLE_CONSOLE].spec[0].value, "ttyS0");
+	CHECK_INT(cfg.role[ROLE_ROOT].ms, DEFAULT_ROOT_MS);
 
 	path = write_tmp("quoted", "waitdev.root=\"LABEL=my disk\"\n",
 			 strlen("waitdev.root=\"LABEL=my disk\"\n"));
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
-	CHECK_INT(cfg.root.type, SPEC_BLOCK_LABEL);
-	CHECK_STR(cfg.root.value, "my disk");
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].type, SPEC_BLOCK_LABEL);
+	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].value, "my disk");
 
 	path = write_tmp("empty", "", 0);
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), 0);
-	CHECK(!cfg.has_root && !cfg.has_console && cfg.n_net == 0);
+	CHECK(!cfg.role[ROLE_ROOT].n && !cfg.role[ROLE_CONSOLE].n &&
+	      cfg.role[ROLE_NET].n == 0);
 
 	path = write_tmp("nul", withnul, sizeof(withnul) - 1);
 	cmdline_config_init(&cfg);
 	err[0] = '\0';
 	CHECK_INT(cmdline_parse_file(path, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK_MSG(strstr(err, "NUL") != NULL, "message \"%s\"", err);
-	CHECK(!cfg.has_root);
+	CHECK(!cfg.role[ROLE_ROOT].n);
 
 	path = write_tmp("bad", "quiet rootdelay=soon\n",
 			 strlen("quiet rootdelay=soon\n"));
@@ -974,8 +998,57 @@ static void test_parse_file(void)
 	CHECK(rmdir(tmpdir) == 0);
 }
 
+/* ---- the role table --------------------------------------------------- */
+
+/* Every row is reachable as it says: by id, by its waitdev.NAME= key,
+ * with its default deadline, and as a list only when it takes one. */
+static void test_roles(void)
+{
+	struct wait_config cfg;
+	char err[256], line[128];
+	unsigned i, j;
+
+	CHECK(role_get(ROLE_COUNT) == NULL);
+	cmdline_config_init(&cfg);
+	for (i = 0; i < ROLE_COUNT; i++) {
+		const struct role *role = role_get(i);
+
+		CHECK_INT(role->id, i);
+		CHECK(role->name && role->shell_var && role->parse);
+		CHECK(cfg.role[i].ms == role->default_ms);
+		for (j = 0; j < i; j++) {
+			CHECK(!streq(role->name, role_get(j)->name));
+			CHECK(!streq(role->shell_var, role_get(j)->shell_var));
+		}
+	}
+
+	/* waitdev.NAME= for each row, a spec valid for all three kinds */
+	for (i = 0; i < ROLE_COUNT; i++) {
+		const char *spec = i == ROLE_CONSOLE ? "ttyS1" : "sdz1";
+
+		cmdline_config_init(&cfg);
+		snprintf(line, sizeof(line), "waitdev.%s=%s", role_get(i)->name, spec);
+		CHECK_INT(cmdline_parse(line, &cfg, err, sizeof(err)), 0);
+		CHECK_INT(cfg.n_problems, 0);
+		CHECK_INT(cfg.role[i].n, 1);
+		CHECK_STR(cfg.role[i].spec[0].text, spec);
+	}
+
+	/* only a list role takes a list */
+	for (i = 0; i < ROLE_COUNT; i++) {
+		struct role_config rc;
+		int r = cmdline_parse_list(role_get(i), "k", "a1,b1", &rc, err,
+					   sizeof(err));
+
+		CHECK_INT(r, role_get(i)->list ? 0 : -EINVAL);
+		if (r == 0)
+			CHECK_INT(rc.n, 2);
+	}
+}
+
 int main(void)
 {
+	test_roles();
 	test_next_arg();
 	test_parse_ok();
 	test_parse_details();

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <stddef.h>
+
+#include "role.h"
+
+const struct role role_table[ROLE_COUNT] = {
+	[ROLE_ROOT] = {
+		.id = ROLE_ROOT,
+		.name = "root",
+		.shell_var = "WAITDEV_ROOT",
+		.default_ms = DEFAULT_ROOT_MS,
+		.parse = spec_parse_block,
+	},
+	[ROLE_CONSOLE] = {
+		.id = ROLE_CONSOLE,
+		.name = "console",
+		.shell_var = "WAITDEV_CONSOLE",
+		.default_ms = DEFAULT_CONSOLE_MS,
+		.parse = spec_parse_console,
+	},
+	[ROLE_NET] = {
+		.id = ROLE_NET,
+		.name = "net",
+		.shell_var = "WAITDEV_NET",
+		.list = true,
+		.default_ms = DEFAULT_NET_MS,
+		.parse = spec_parse_net,
+	},
+};
+
+const struct role *role_get(enum role_id id)
+{
+	return (unsigned)id < ROLE_COUNT ? &role_table[id] : NULL;
+}
