@@ -166,6 +166,7 @@ struct parse_state {
 	/* the last console= that names a tty (decoded), or why it is no
 	 * console to wait for (console_bad) */
 	bool has_console, console_bad;
+	char console_why[CMDLINE_PROBLEM_LEN], console_bad_text[SPEC_VALUE_MAX];
 	char console[SPEC_VALUE_MAX];
 	bool rootwait_forever;
 	uint64_t rootwait_ms, rootdelay_ms;
@@ -428,6 +429,8 @@ static int parse_console_key(const char *val, struct parse_state *st, char *msg,
 		/* the last console= decides; a bad one fails the wait */
 		parse_error(note, sizeof(note), "console=%s: %s", val, serr);
 		st->has_console = st->console_bad = true;
+		strscpy(st->console_why, note, sizeof(st->console_why));
+		strscpy(st->console_bad_text, val, sizeof(st->console_bad_text));
 		return problem(
 			st, "the console wait fails unless a later console= names a tty",
 			note);
@@ -548,8 +551,10 @@ static int set_role_spec(struct parse_state *st, const struct role *role, const 
 		return 0;
 	}
 	memset(&rc->spec[0], 0, sizeof(rc->spec[0]));
+	strscpy(rc->spec[0].text, val, sizeof(rc->spec[0].text));
 	rc->invalid = true;
 	parse_error(msg, sizeof(msg), "%s=%s: %s", key, val, serr);
+	strscpy(rc->why, msg, sizeof(rc->why));
 	snprintf(what, sizeof(what), "the %s wait fails", role->name);
 	return problem(st, what, msg);
 }
@@ -569,6 +574,8 @@ static int apply_kernel_root(struct parse_state *st)
 	}
 	if (!*st->root) {
 		cfg->role[ROLE_ROOT].invalid = true;
+		strscpy(cfg->role[ROLE_ROOT].why, "root: empty value",
+			sizeof(cfg->role[ROLE_ROOT].why));
 		return problem(st, "the root wait fails", "root: empty value");
 	}
 	return set_role_spec(st, role_get(ROLE_ROOT), "root", st->root);
@@ -584,6 +591,10 @@ static int apply_kernel_console(struct parse_state *st)
 		return 0;
 	/* the bad one was a problem already when it was read */
 	rc->invalid = st->console_bad;
+	if (st->console_bad) {
+		strscpy(rc->why, st->console_why, sizeof(rc->why));
+		strscpy(rc->spec[0].text, st->console_bad_text, sizeof(rc->spec[0].text));
+	}
 	if (!st->console_bad &&
 	    spec_parse_console(st->console, &rc->spec[0], serr, sizeof(serr)) == 0)
 		rc->n = 1;

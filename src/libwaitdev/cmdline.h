@@ -49,8 +49,11 @@ struct role_config {
 	struct spec spec[CMDLINE_LIST_MAX];
 	uint64_t ms; /* relative timeout, DEADLINE_FOREVER for none */
 	/* a malformed spec on the kernel command line: the role's wait
-	 * fails at once (tolerant parse) */
+	 * fails at once (tolerant parse); spec[0].text holds it as given
+	 * (n stays 0), @why says why ("root=UUID=x: ..."), as the
+	 * problem did */
 	bool invalid;
+	char why[CMDLINE_PROBLEM_LEN];
 };
 
 struct wait_config {

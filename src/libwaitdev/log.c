@@ -119,6 +119,16 @@ static void log_stderr(const char *line, int n)
 		__atomic_add_fetch(&log_dropped, lost + 1, __ATOMIC_RELAXED);
 }
 
+/* the last error line, for a result that has to say it (log_last_error()) */
+static char last_error[1024];
+
+void log_last_error(char *buf, size_t size)
+{
+	pthread_mutex_lock(&kmsg_lock);
+	strscpy(buf, last_error, size);
+	pthread_mutex_unlock(&kmsg_lock);
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	char raw[1024], line[1024];
@@ -137,6 +147,11 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	 * and even if cut */
 	escape_controls(raw, line, sizeof(line));
 	n = (int)strlen(line);
+	if (level <= LOG_LVL_ERR) {
+		pthread_mutex_lock(&kmsg_lock);
+		memcpy(last_error, line, (size_t)n + 1);
+		pthread_mutex_unlock(&kmsg_lock);
+	}
 	if (log_sink) {
 		log_sink(log_sink_ctx, level, line);
 		goto out;

@@ -10,6 +10,7 @@
 #define WAITDEV_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_LVL_ERR = 3, /* same numbers as the kernel's KERN_* */
@@ -41,6 +42,9 @@ bool log_kmsg_wanted(void);
  */
 void log_set_sink(void (*fn)(void *ctx, enum log_level level, const char *line),
 		  void *ctx);
+
+/* The last line logged at LOG_LVL_ERR or above into @buf, "" for none. */
+void log_last_error(char *buf, size_t size);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -190,13 +190,11 @@ static void report_seen(const struct devtab *tab, const struct spec *spec)
 	free(devs);
 }
 
-/*
- * A device matches but is not usable yet (no medium in the reader, link
- * down): the likeliest cause, so say it. Returns false if none matches.
- */
-static bool explain_not_ready(const struct devtab *tab, const struct target *t, bool udev,
-			      char *buf, size_t size)
+bool report_not_ready(const struct engine *e, const struct target *t,
+		      const struct device **dev, char *buf, size_t size)
 {
+	const struct devtab *tab = engine_devtab(e);
+	bool udev = engine_uses_udev(e);
 	char name[REPORT_NAME_WIDTH];
 	size_t i;
 
@@ -205,6 +203,8 @@ static bool explain_not_ready(const struct devtab *tab, const struct target *t, 
 
 		if (!spec_match(&t->spec, d) || spec_device_ready(&t->spec, d))
 			continue;
+		if (dev)
+			*dev = d;
 		shown(d->name, name);
 		if (d->kind == DEV_BLOCK && d->size == 0)
 			snprintf(buf, size, "%s has no medium (size 0)", name);
@@ -237,8 +237,7 @@ void report_diagnosis(const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
-		if (explain_not_ready(engine_devtab(e), t, engine_uses_udev(e), why,
-				      sizeof(why)))
+		if (report_not_ready(e, t, NULL, why, sizeof(why)))
 			log_err("%s %s: not ready after %llu.%03llu s: %s", t->role->name,
 				t->spec.text, (unsigned long long)(t->waited_ms / 1000),
 				(unsigned long long)(t->waited_ms % 1000), why);

@@ -14,6 +14,16 @@
 /* Logs each missing target and the devices of its kind that were seen. */
 void report_diagnosis(const struct engine *e);
 
+/*
+ * Why @t, not found, is not: true when a device matches its spec but is
+ * not ready, the likeliest cause (no medium in the reader, no
+ * filesystem, link down): *@dev (when not NULL) is that device and @buf
+ * says why, names escaped ("sdz has no medium (size 0)"); false when
+ * none matches (missing).
+ */
+bool report_not_ready(const struct engine *e, const struct target *t,
+		      const struct device **dev, char *buf, size_t size);
+
 /* Logs the counters (datagrams, drops, rescans, wakeups) at info level. */
 void report_stats(const struct engine *e);
 

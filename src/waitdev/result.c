@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <linux/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "frontends.h"
 #include "log.h"
 #include "out.h"
+#include "report.h"
 #include "result.h"
 #include "util.h"
 
@@ -63,6 +65,48 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * WAITDEV_ROOT, WAITDEV_CONSOLE: one device; WAITDEV_NET: a list;
+ * WAITDEV_MISSING: ROLE=SPEC of each target not found and each role
+ * failed at once (malformed on the kernel command line). Written as it
+ * goes, never through a fixed buffer: a value is whole or absent.
+ */
+static void print_shell(FILE *out, const struct engine *e, const struct result_end *end)
+{
+	unsigned id, i, n, count = e ? engine_target_count(e) : 0;
+
+	for (id = 0; id < ROLE_COUNT; id++) {
+		const struct role *role = role_get(id);
+
+		for (i = n = 0; i < count; i++) {
+			const struct target *t = engine_target(e, i);
+
+			if (t->role != role || t->state != TARGET_FOUND)
+				continue;
+			fprintf(out, n++ ? " " : "%s='", role->shell_var);
+			shell_quoted_part(out, t->node);
+		}
+		if (n)
+			fputs("'\n", out);
+	}
+	fputs("WAITDEV_MISSING='", out);
+	for (i = n = 0; i < count; i++) {
+		const struct target *t = engine_target(e, i);
+
+		if (t->state == TARGET_FOUND)
+			continue;
+		fprintf(out, "%s%s=", n++ ? " " : "", t->role->name);
+		shell_quoted_part(out, t->spec.text);
+	}
+	for (id = 0; end && end->cfg && id < ROLE_COUNT; id++) {
+		if (!(end->roles & ROLE_BIT(id)) || !end->cfg->role[id].invalid)
+			continue;
+		fprintf(out, "%s%s=", n++ ? " " : "", role_get(id)->name);
+		shell_quoted_part(out, end->cfg->role[id].spec[0].text);
+	}
+	fputs("'\n", out);
+}
+
 static const char *state_name(enum target_state s)
 {
 	switch (s) {
@@ -75,78 +119,197 @@ static const char *state_name(enum target_state s)
 	}
 }
 
-/*
- * WAITDEV_ROOT, WAITDEV_CONSOLE: one device; WAITDEV_NET: a list. Written
- * as it goes, never through a fixed buffer: a value is whole or absent.
- */
-static void print_shell(FILE *out, const struct engine *e)
+/* "status": how the wait ended, from the program's exit status */
+static const char *status_name(int status)
 {
-	unsigned id, i, n;
-
-	for (id = 0; id < ROLE_COUNT; id++) {
-		const struct role *role = role_get(id);
-
-		for (i = n = 0; i < engine_target_count(e); i++) {
-			const struct target *t = engine_target(e, i);
-
-			if (t->role != role || t->state != TARGET_FOUND)
-				continue;
-			fprintf(out, n++ ? " " : "%s='", role->shell_var);
-			shell_quoted_part(out, t->node);
-		}
-		if (n)
-			fputs("'\n", out);
+	switch (status) {
+	case EXIT_FOUND:
+		return "found";
+	case EXIT_TIMEOUT:
+		return "timeout";
+	case EXIT_USAGE:
+		return "usage_error";
+	case EXIT_SYSTEM:
+		return "system_error";
+	default:
+		return status > EXIT_SIGNAL_BASE ? "interrupted" : "error";
 	}
-	fputs("WAITDEV_MISSING='", out);
-	for (i = n = 0; i < engine_target_count(e); i++) {
-		const struct target *t = engine_target(e, i);
-
-		if (t->state == TARGET_FOUND)
-			continue;
-		fprintf(out, "%s%s=", n++ ? " " : "", t->role->name);
-		shell_quoted_part(out, t->spec.text);
-	}
-	fputs("'\n", out);
 }
 
-static void print_json(FILE *out, const struct engine *e)
+static void json_key_string(FILE *out, const char *key, const char *val)
 {
-	unsigned i, n = engine_target_count(e);
-	bool all = true;
+	fprintf(out, ",\"%s\":", key);
+	if (val)
+		json_string(out, val);
+	else
+		fputs("null", out);
+}
 
-	for (i = 0; i < n; i++)
-		all &= engine_target(e, i)->state == TARGET_FOUND;
-	fprintf(out, "{\"status\":\"%s\",\"targets\":[", all ? "found" : "timeout");
-	for (i = 0; i < n; i++) {
-		const struct target *t = engine_target(e, i);
+/* One device as the diagnosis lists it ("seen"): what a spec is compared
+ * with. */
+static void json_device(FILE *out, const struct device *d)
+{
+	char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
 
-		fprintf(out, "%s{\"role\":", i ? "," : "");
-		json_string(out, t->role->name);
-		fputs(",\"spec\":", out);
-		json_string(out, t->spec.text);
-		fprintf(out, ",\"state\":\"%s\",\"device\":", state_name(t->state));
-		if (t->state == TARGET_FOUND)
-			json_string(out, t->node);
+	fputs("{\"name\":", out);
+	json_string(out, d->name ? d->name : "");
+	if (d->kind == DEV_NET) {
+		char mac[3 * DEV_MAC_MAX + 1];
+
+		device_format_mac(d, mac, sizeof(mac));
+		json_key_string(out, "mac", mac[0] ? mac : NULL);
+		fprintf(out, ",\"up\":%s,\"carrier\":%s,\"operstate\":\"%s\"}",
+			d->flags & IFF_UP ? "true" : "false",
+			d->flags & IFF_RUNNING ? "true" : "false",
+			dev_operstate_name(d->operstate));
+		return;
+	}
+	if (device_node(d, node, sizeof(node)) == 0)
+		json_key_string(out, "node", node);
+	if (d->kind == DEV_BLOCK) {
+		fprintf(out, ",\"devt\":\"%u:%u\",\"sectors\":%llu,\"partition\":%s",
+			d->major, d->minor, (unsigned long long)d->size,
+			d->is_partition ? "true" : "false");
+		json_key_string(out, "partname", d->partname);
+		/* nothing while a probe has not answered: an older result may
+		 * be another medium's */
+		json_key_string(out, "fs_type", d->probe_id ? NULL : d->fs_type);
+		json_key_string(out, "fs_uuid", d->probe_id ? NULL : d->fs_uuid);
+		json_key_string(out, "fs_label", d->probe_id ? NULL : d->fs_label);
+		json_key_string(out, "part_uuid", d->part_uuid);
+		json_key_string(out, "dm_name", d->dm_name);
+	}
+	fputc('}', out);
+}
+
+/* "seen": the devices of @t's class, all of them (a script filters) */
+static void json_seen(FILE *out, const struct engine *e, const struct target *t)
+{
+	const struct devtab *tab = engine_devtab(e);
+	enum dev_kind kind = spec_kind(&t->spec);
+	unsigned i, n = 0;
+
+	fputs(",\"seen\":[", out);
+	for (i = 0; i < devtab_count(tab); i++) {
+		const struct device *d = devtab_at(tab, i);
+
+		if (d->kind != kind)
+			continue;
+		if (n++)
+			fputc(',', out);
+		json_device(out, d);
+	}
+	fputc(']', out);
+}
+
+/* A target and, when not found, why: "why" a word a script tests
+ * (missing, not_ready, lost, interrupted), "reason" the diagnosis's
+ * sentence, "device" the one that matches but is not ready. */
+static void json_target(FILE *out, const struct engine *e, const struct target *t)
+{
+	const struct device *dev = NULL;
+	char reason[512];
+	const char *why = NULL;
+	bool not_ready = false;
+
+	fputs("{\"role\":", out);
+	json_string(out, t->role->name);
+	json_key_string(out, "spec", t->spec.text);
+	fprintf(out, ",\"state\":\"%s\"", state_name(t->state));
+	if (t->state != TARGET_FOUND) {
+		not_ready = report_not_ready(e, t, &dev, reason, sizeof(reason));
+		if (t->state == TARGET_WAITING)
+			why = "interrupted";
+		else if (t->lost)
+			why = "lost"; /* the reason says what it is now */
+		else if (not_ready)
+			why = "not_ready";
 		else
-			fputs("null", out);
-		fprintf(out, ",\"waited_ms\":%llu}", (unsigned long long)t->waited_ms);
+			why = "missing";
+	}
+	if (t->state == TARGET_FOUND) {
+		json_key_string(out, "device", t->node);
+	} else if (dev) {
+		char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
+
+		json_key_string(out, "device",
+				device_node(dev, node, sizeof(node)) == 0 ? node : NULL);
+	} else {
+		json_key_string(out, "device", NULL);
+	}
+	json_key_string(out, "why", why);
+	if (!why)
+		json_key_string(out, "reason", NULL);
+	else if (not_ready)
+		json_key_string(out, "reason", reason);
+	else if (t->lost)
+		json_key_string(out, "reason", "found, then went away");
+	else
+		json_key_string(out, "reason", "no device matches");
+	fprintf(out, ",\"waited_ms\":%llu,\"lost\":%u", (unsigned long long)t->waited_ms,
+		t->lost);
+	if (t->state != TARGET_FOUND)
+		json_seen(out, e, t);
+	fputc('}', out);
+}
+
+/* A role whose spec on the kernel command line was malformed: failed at
+ * once, never a target. */
+static void json_invalid_role(FILE *out, const struct role *role,
+			      const struct role_config *rc)
+{
+	fputs("{\"role\":", out);
+	json_string(out, role->name);
+	json_key_string(out, "spec", rc->spec[0].text);
+	fputs(",\"state\":\"invalid\",\"device\":null,\"why\":\"invalid\"", out);
+	json_key_string(out, "reason", rc->why);
+	fputs(",\"waited_ms\":0,\"lost\":0,\"seen\":[]}", out);
+}
+
+static void print_json(FILE *out, const struct engine *e, const struct result_end *end)
+{
+	unsigned i, n = e ? engine_target_count(e) : 0, id;
+	int status = end ? end->status : EXIT_FOUND;
+	bool first = true;
+
+	if (!end)
+		for (i = 0; i < n; i++)
+			if (engine_target(e, i)->state != TARGET_FOUND)
+				status = EXIT_TIMEOUT;
+	fprintf(out, "{\"status\":\"%s\",\"exit\":%d", status_name(status), status);
+	if (end && end->error)
+		json_key_string(out, "error", end->error);
+	fputs(",\"targets\":[", out);
+	for (i = 0; i < n; i++, first = false) {
+		if (!first)
+			fputc(',', out);
+		json_target(out, e, engine_target(e, i));
+	}
+	for (id = 0; end && end->cfg && id < ROLE_COUNT; id++) {
+		if (!(end->roles & ROLE_BIT(id)) || !end->cfg->role[id].invalid)
+			continue;
+		if (!first)
+			fputc(',', out);
+		first = false;
+		json_invalid_role(out, role_get(id), &end->cfg->role[id]);
 	}
 	fputs("]}\n", out);
 }
 
-int result_fprint(FILE *out, enum result_format fmt, const struct engine *e)
+int result_fprint(FILE *out, enum result_format fmt, const struct engine *e,
+		  const struct result_end *end)
 {
 	unsigned i;
 
 	switch (fmt) {
 	case RESULT_SHELL:
-		print_shell(out, e);
+		print_shell(out, e, end);
 		break;
 	case RESULT_JSON:
-		print_json(out, e);
+		print_json(out, e, end);
 		break;
 	case RESULT_PLAIN:
-		for (i = 0; i < engine_target_count(e); i++) {
+		for (i = 0; e && i < engine_target_count(e); i++) {
 			const struct target *t = engine_target(e, i);
 			/* room for every byte escaped: never cut */
 			char node[4 * sizeof(t->node) + 32];
@@ -189,7 +352,8 @@ static int write_stdout(const char *buf, size_t len)
 	return EXIT_SYSTEM;
 }
 
-int result_print(enum result_format fmt, const struct engine *e)
+int result_print(enum result_format fmt, const struct engine *e,
+		 const struct result_end *end)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -200,7 +364,7 @@ int result_print(enum result_format fmt, const struct engine *e)
 		log_err("%s", strerror(errno));
 		return EXIT_SYSTEM;
 	}
-	r = result_fprint(f, fmt, e);
+	r = result_fprint(f, fmt, e, end);
 	if (fclose(f) != 0 || r < 0) {
 		log_err("cannot format the result: %s", strerror(ENOMEM));
 		free(buf);

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "cmdline.h"
 #include "engine.h"
 
 enum result_format {
@@ -22,8 +23,24 @@ enum result_format {
 /* 0, or -EINVAL for anything but "plain", "shell" and "json". */
 int result_parse_format(const char *s, enum result_format *fmt);
 
-/* Prints every target's outcome in @fmt to @out; returns 0 or -EIO. */
-int result_fprint(FILE *out, enum result_format fmt, const struct engine *e);
+/*
+ * How a wait ended, for the result to say: JSON reports every ending
+ * (the programs print plain and shell only for found and timeout).
+ */
+struct result_end {
+	int status;		       /* the exit status the program chose */
+	const char *error;	       /* a usage or system error's line, or NULL */
+	const struct wait_config *cfg; /* its roles failed at once, or NULL */
+	unsigned roles;		       /* the roles waited for (ROLE_BIT()) */
+};
+
+/*
+ * Prints every target's outcome in @fmt to @out; returns 0 or -EIO. @e
+ * may be NULL (no wait ran: no targets); @end NULL: found or timeout, as
+ * the targets say.
+ */
+int result_fprint(FILE *out, enum result_format fmt, const struct engine *e,
+		  const struct result_end *end);
 
 /*
  * The end of the wait @e ran (the latest deadline of its targets, set by
@@ -38,7 +55,8 @@ void result_set_deadline(const struct engine *e);
  * EXIT_SYSTEM after logging why (no room before the deadline, no reader,
  * no memory).
  */
-int result_print(enum result_format fmt, const struct engine *e);
+int result_print(enum result_format fmt, const struct engine *e,
+		 const struct result_end *end);
 int result_print_node(const char *node);
 
 #endif

@@ -106,6 +106,51 @@ static int apply_specs(const struct specs *s, struct wait_config *cfg)
 	return 0;
 }
 
+/*
+ * --format json asks for a JSON document whatever the ending, a usage
+ * error too; so it is looked for before the options are parsed (and
+ * one of them is perhaps what is wrong). The last --format wins.
+ */
+static bool wants_json(int argc, char **argv)
+{
+	bool json = false;
+	int i;
+
+	for (i = 1; i < argc && !streq(argv[i], "--"); i++) {
+		if (streq(argv[i], "--format") && i + 1 < argc)
+			json = streq(argv[++i], "json");
+		else if (strncmp(argv[i], "--format=", 9) == 0)
+			json = streq(argv[i] + 9, "json");
+	}
+	return json;
+}
+
+/* The result on stdout: found or timeout in every format, any other
+ * ending in JSON only. */
+static int print_result(struct run *run, bool json, int status)
+{
+	bool error = status == EXIT_USAGE || status == EXIT_SYSTEM;
+	char line[1024] = "";
+	struct result_end end = {
+		.status = status,
+		/* after an error the config may be half read */
+		.cfg = error ? NULL : &run->cfg,
+		.roles = ROLES_ALL,
+	};
+	int w;
+
+	if (!json && status != EXIT_FOUND && status != EXIT_TIMEOUT)
+		return status;
+	if (error) {
+		log_last_error(line, sizeof(line));
+		end.error = line;
+	}
+	/* an error: no wait ran to its end, no target to report */
+	w = result_print(json ? RESULT_JSON : run->opts.format,
+			 error ? NULL : run->engine, &end);
+	return w ? w : status;
+}
+
 int waitdev_main(int argc, char **argv)
 {
 	struct specs specs = { 0 };
@@ -115,23 +160,23 @@ int waitdev_main(int argc, char **argv)
 		.option = specs_option,
 		.ctx = &specs,
 	};
+	bool json = wants_json(argc, argv);
 	uint64_t done_ns;
 	struct run run;
 	int r;
 
 	r = run_start(&run, argc, argv, &program);
-	if (r)
-		return r < 0 ? EXIT_FOUND : r;
-	r = apply_specs(&specs, &run.cfg);
-	if (r)
+	if (r < 0)
+		return EXIT_FOUND; /* --help, --version */
+	if (!r)
+		r = apply_specs(&specs, &run.cfg);
+	if (r) {
+		r = print_result(&run, json, r);
+		run_end(&run);
 		return r;
-	r = run_wait(&run, ROLES_ALL);
-	if (r == EXIT_FOUND || r == EXIT_TIMEOUT) {
-		int w = result_print(run.opts.format, run.engine);
-
-		if (w)
-			r = w;
 	}
+	r = run_wait(&run, ROLES_ALL);
+	r = print_result(&run, json, r);
 	/* the deadline test's "exit", on waitdev's own clock */
 	done_ns = now_ns();
 	log_debug("done at %llu.%03llu ms (CLOCK_MONOTONIC)",

@@ -891,7 +891,7 @@ static void result_text(const struct engine *e, enum result_format fmt, char *bu
 		perror("fmemopen");
 		exit(99);
 	}
-	CHECK_INT(result_fprint(f, fmt, e), 0);
+	CHECK_INT(result_fprint(f, fmt, e, NULL), 0);
 	fclose(f);
 	buf[size - 1] = '\0';
 }

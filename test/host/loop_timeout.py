@@ -64,7 +64,9 @@ def body(h):
         t = j.get("targets") or [{}]
         h.check(j.get("status") == "timeout" and len(t) == 1 and
                 t[0].get("state") == "timeout" and
-                t[0].get("device", "x") is None and
+                # detached: there, but not ready
+                t[0].get("device") == NODE and
+                t[0].get("why") == "not_ready" and
                 t[0].get("spec") == NODE and
                 isinstance(t[0].get("waited_ms"), int) and
                 400 <= t[0]["waited_ms"] <= 3000,
