@@ -54,6 +54,12 @@ struct role_config {
 	 * problem did */
 	bool invalid;
 	char why[CMDLINE_PROBLEM_LEN];
+	/* given as an option (--root, SPEC), not by the kernel command
+	 * line: what is wrong with it is a usage error */
+	bool from_options;
+	/* invalid, not for its form but because this waitdev cannot wait
+	 * for it (a library or source it lacks; set by the program) */
+	bool unsupported;
 };
 
 struct wait_config {

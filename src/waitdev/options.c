@@ -270,6 +270,7 @@ int options_add_spec(struct wait_config *cfg, const struct role *role, const cha
 	memcpy(&rc->spec[rc->n], one.spec, one.n * sizeof(one.spec[0]));
 	rc->n += one.n;
 	rc->invalid = false;
+	rc->from_options = true;
 	return 0;
 }
 

@@ -12,24 +12,25 @@
 #include "startup.h"
 #include "util.h"
 
+/* Adds @spec as a target of @role: 0, or -errno with why in @why. */
 static int add_target(struct engine *e, const struct role *role, const struct spec *spec,
-		      uint64_t timeout_ms)
+		      uint64_t timeout_ms, char *why, size_t size)
 {
 	int r = engine_add_target(e, role, spec, timeout_ms);
 
 	if (r == -EOPNOTSUPP && spec_need(spec) == SPEC_NEED_UDEV &&
 	    source_udev_available())
-		return usage_error(
-			"%s %s: needs the udev source (udevd running, or --source udev)",
-			role->name, spec->text);
-	if (r == -EOPNOTSUPP)
-		return usage_error(
-			"%s %s: needs %s, which this waitdev was built without",
-			role->name, spec->text, spec_need_name(spec_need(spec)));
-	if (r < 0)
-		return usage_error("%s %s: cannot wait for it: %s", role->name,
-				   spec->text, strerror(-r));
-	return 0;
+		snprintf(why, size,
+			 "%s %s: needs the udev source (udevd running, or --source udev)",
+			 role->name, spec->text);
+	else if (r == -EOPNOTSUPP)
+		snprintf(why, size,
+			 "%s %s: needs %s, which this waitdev was built without",
+			 role->name, spec->text, spec_need_name(spec_need(spec)));
+	else if (r < 0)
+		snprintf(why, size, "%s %s: cannot wait for it: %s", role->name,
+			 spec->text, strerror(-r));
+	return r;
 }
 
 static int open_modload(const struct options *o, struct modload **out)
@@ -64,13 +65,21 @@ static void setup_logging(const struct options *o)
 	}
 }
 
-static int add_targets(struct engine *e, const struct wait_config *cfg, unsigned roles)
+/*
+ * The targets of @roles. A spec this wait cannot take (it needs a library
+ * or source it lacks) is a usage error when given as an option or with
+ * --strict; from the kernel command line it fails its role at once, like
+ * a malformed one, and the others are still waited for: a boot goes on.
+ */
+static int add_targets(struct engine *e, struct wait_config *cfg, unsigned roles,
+		       bool strict)
 {
+	char why[CMDLINE_PROBLEM_LEN];
 	unsigned id, i;
 	int r;
 
 	for (id = 0; id < ROLE_COUNT; id++) {
-		const struct role_config *rc = &cfg->role[id];
+		struct role_config *rc = &cfg->role[id];
 
 		for (i = 0; roles & ROLE_BIT(id) && i < rc->n; i++) {
 			if (rc->spec[i].type == SPEC_CONSOLE_OTHER) {
@@ -78,9 +87,15 @@ static int add_targets(struct engine *e, const struct wait_config *cfg, unsigned
 					   role_get(id)->name, rc->spec[i].text);
 				continue;
 			}
-			r = add_target(e, role_get(id), &rc->spec[i], rc->ms);
-			if (r)
-				return r;
+			r = add_target(e, role_get(id), &rc->spec[i], rc->ms, why,
+				       sizeof(why));
+			if (r == 0)
+				continue;
+			if (rc->from_options || strict)
+				return usage_error("%s", why);
+			log_err("kernel command line: %s", why);
+			rc->invalid = rc->unsupported = true;
+			strscpy(rc->why, why, sizeof(rc->why));
 		}
 	}
 	return 0;
@@ -111,8 +126,9 @@ static bool invalid_roles(const struct wait_config *cfg, unsigned roles)
 	for (id = 0; id < ROLE_COUNT; id++) {
 		if (!(roles & ROLE_BIT(id)) || !cfg->role[id].invalid)
 			continue;
-		log_err("%s: malformed on the kernel command line, not waited for",
-			role_get(id)->name);
+		log_err("%s: %s on the kernel command line, not waited for",
+			role_get(id)->name,
+			cfg->role[id].unsupported ? "unsupported" : "malformed");
 		any = true;
 	}
 	return any;
@@ -136,7 +152,7 @@ static int exit_status(const struct engine *e, int outcome)
 int run_wait(struct run *run, unsigned roles)
 {
 	const struct options *o = &run->opts;
-	const struct wait_config *cfg = &run->cfg;
+	struct wait_config *cfg = &run->cfg;
 	struct engine_options opts = {
 		.sysfs_root = o->sysfs,
 		.uevent_fd = o->uevent_fd,
@@ -190,7 +206,7 @@ int run_wait(struct run *run, unsigned roles)
 		log_notice("off: waitdev=0 or rd.waitdev=0 on the kernel command line");
 		return EXIT_FOUND;
 	}
-	r = add_targets(e, cfg, roles);
+	r = add_targets(e, cfg, roles, o->strict);
 	if (r)
 		return r;
 	if (engine_target_count(e) == 0)

@@ -8,7 +8,8 @@ and the devices of its class that were seen (waitdev(8), "JSON"):
 found, timeout with nothing matching, not ready (a detached loop device:
 no medium), lost (found, then detached), interrupted (SIGTERM), a
 malformed root= on the kernel command line (invalid; shell format lists
-it in WAITDEV_MISSING too) and usage errors, --format json before or
+it in WAITDEV_MISSING too), a root= this build cannot wait for (invalid
+at boot, a usage error as an option or with --strict) and usage errors, --format json before or
 after the bad option.
 """
 import sys
@@ -120,6 +121,29 @@ def body(h):
         h.expect_exit(p, 1, QUICK + 0.3)
         h.check("WAITDEV_MISSING='root=UUID='" in p.stdout,
                 "expected the invalid root in WAITDEV_MISSING", p)
+
+    with h.case("unsupported at boot: root=/dev/disk/by-id/... without "
+                "udev fails the root at once (status 1), the console is "
+                "still found; --strict and --root make it a usage error"):
+        spec = "/dev/disk/by-id/usb-wdt-x-part1"
+        line = "root=%s console=ttyS0" % spec
+        p = h.start([h.waitdev, "--source", "kernel", "--cmdline", line,
+                     "--timeout", "0.3", "--format", "json"])
+        h.expect_exit(p, 1, QUICK + 0.3)
+        t = {x["role"]: x for x in document(h, p, "timeout", 1)["targets"]}
+        h.check(t.get("root", {}).get("state") == "invalid" and
+                t["root"].get("spec") == spec and
+                "needs the udev source" in (t["root"].get("reason") or ""),
+                "expected root invalid: needs the udev source", p)
+        h.check(t.get("console", {}).get("state") == "found",
+                "expected the console still found", p)
+        h.check("root: unsupported on the kernel command line" in p.stderr,
+                "expected the log to say so", p)
+        for argv in (["--cmdline", line, "--strict"],
+                     ["--cmdline", "", "--root", spec]):
+            p = h.start([h.waitdev, "--source", "kernel", "--timeout", "0.3"]
+                        + argv)
+            h.expect_exit(p, 2, QUICK)
 
     for argv, what in ((["--format", "json", "--bogus"], "--bogus"),
                        (["--timeout", "abc", "--format=json"], "--timeout abc")):
