@@ -26,18 +26,21 @@
 static void format_size(uint64_t sectors, char *buf, size_t size)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)sectors / 2.0; /* KiB */
+	/* tenths of a KiB; integers only, so that a static build carries
+	 * no floating-point formatting for this */
+	uint64_t tenths = sectors * 10 / 2;
 	unsigned u = 0;
 
 	if (sectors == 0) {
 		snprintf(buf, size, "no medium");
 		return;
 	}
-	while (v >= 1024.0 && u + 1 < ARRAY_SIZE(units)) {
-		v /= 1024.0;
+	while (tenths >= 10240 && u + 1 < ARRAY_SIZE(units)) {
+		tenths /= 1024;
 		u++;
 	}
-	snprintf(buf, size, "%.1f %s", v, units[u]);
+	snprintf(buf, size, "%llu.%llu %s", (unsigned long long)(tenths / 10),
+		 (unsigned long long)(tenths % 10), units[u]);
 }
 
 static void seen_block(const struct device *d)

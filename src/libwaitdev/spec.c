@@ -342,13 +342,10 @@ static bool parse_mac(const char *s, unsigned char mac[6])
 		return false;
 	for (i = 0; i < 6; i++) {
 		const char *p = s + 3 * i;
-		unsigned v;
+		int v = hex_byte(p);
 
-		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]))
+		if (v < 0 || (i < 5 && p[2] != ':' && p[2] != '-'))
 			return false;
-		if (i < 5 && p[2] != ':' && p[2] != '-')
-			return false;
-		sscanf(p, "%2x", &v);
 		mac[i] = (unsigned char)v;
 	}
 	return true;

@@ -95,18 +95,36 @@ bool relpath_is_safe(const char *p)
 	}
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Not sscanf("%2x"): a static build would carry scanf and the float
+ * parser for it. */
+int hex_byte(const char *s)
+{
+	int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
+
+	return lo < 0 ? -1 : hi << 4 | lo;
+}
+
 bool udev_unescape(const char *in, char *out, size_t size)
 {
 	size_t o = 0;
 
 	while (*in) {
-		unsigned v;
+		int v;
 
 		if (o + 1 >= size)
 			return false;
-		if (in[0] == '\\' && in[1] == 'x' && isxdigit((unsigned char)in[2]) &&
-		    isxdigit((unsigned char)in[3]) && sscanf(in + 2, "%2x", &v) == 1 &&
-		    v != 0) {
+		if (in[0] == '\\' && in[1] == 'x' && (v = hex_byte(in + 2)) > 0) {
 			out[o++] = (char)v;
 			in += 4;
 		} else {

@@ -53,6 +53,9 @@ int parse_seconds_ms(const char *s, uint64_t *ms);
  */
 bool relpath_is_safe(const char *p);
 
+/* The byte two hex digits at @s spell, -1 when they are not two. */
+int hex_byte(const char *s);
+
 /*
  * Decodes udev's \xNN escapes (DEVLINKS, /dev/disk/by-label names,
  * ID_FS_LABEL_ENC) into @out; false when it does not fit.
