@@ -24,7 +24,10 @@ The Debian package, as a user gets it (meson test --suite package; root):
     the package no more, and the trigger ran again.
 
 On a host without a kernel of its own (CI) the trigger's update-initramfs
-has no image to update: step 4 is the image check.
+has no image to update: step 4 is the image check. On a host with one, the
+trigger does what it does for any user: update-initramfs -u rebuilds the
+newest kernel's image at the install (with waitdev) and again at the
+purge (without it).
 
 The package is never left installed: it is purged in a finally block
 whatever failed. A waitdev package installed before the test is not
