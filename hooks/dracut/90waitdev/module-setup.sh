@@ -56,6 +56,9 @@ install() {
     # and brings the libraries of a dynamic waitdev along as inst_multiple
     # would.
     inst_binary "$bin" /usr/sbin/waitdev
+    # rootwait and consolewait are the same binary by other names (argv[0])
+    ln_r /usr/sbin/waitdev /usr/sbin/rootwait
+    ln_r /usr/sbin/waitdev /usr/sbin/consolewait
     # 00: first in the initqueue, before the jobs of other modules poll
     inst_hook initqueue 00 "$moddir/waitdev-root.sh"
 }
