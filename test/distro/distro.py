@@ -40,6 +40,18 @@ The scenarios (the meson suite 'distro', one test each):
         waitdev=0 on the command line: the hook says it is off and does
         not run waitdev, and the stock wait boots the late stick (dracut's
         job: the hooks suite, test/hooks);
+  mkinitramfs-waitdev-resume-absent
+        resume=UUID= of a device that does not exist, the root stick there
+        from the start: the hook waits for the resume device at most 5 s
+        after the root was found, then empties $resume, and the stock
+        local-premount/resume does not look: no "Waiting for
+        suspend/resume device", no "Gave up waiting for suspend/resume
+        device", root's init under 30 s after /init started;
+  mkinitramfs-stock-resume-absent
+        the same boot without waitdev, to show what the test above
+        would catch: the stock script polls until max(30, rootdelay) s
+        after starttime and says "Gave up waiting for suspend/resume
+        device", root's init 30 s and more after /init started;
   dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
         the hooks installed and enabled (dracut: add_dracutmodules in a
         conf file) with no waitdev binary: the build succeeds with a
@@ -392,6 +404,66 @@ def s_hermetic(env, tool):
     return c, None
 
 
+# A resume device that no disk has
+ABSENT_UUID = "0badc0de-dead-4bad-8bad-0000deadbeef"
+# the hook's wait for the resume device once the root is found
+# (init-premount/waitdev's RESUME_WAIT)
+RESUME_WAIT = 5.0
+# the root stick, there from the start
+STICK_AT_START = ["-device", "usb-storage,bus=xhci.0,drive=rootdisk,id=stick"]
+
+
+def s_resume_absent(env, with_waitdev):
+    """An absent resume device costs the stock script's whole poll
+    (max(30, rootdelay) s after starttime); with the hook, RESUME_WAIT s
+    after the root was found."""
+    name = "mkinitramfs-%s-resume-absent" % ("waitdev" if with_waitdev
+                                             else "stock")
+    c = Check(name)
+    b = boot(env, name, APPEND["mkinitramfs"] + " resume=UUID=" + ABSENT_UUID,
+             extra=STICK_AT_START)
+    start = b.first(r"WAITDEV-INIT-START")
+    init = b.first(r"ROOT-INIT-OK")
+    took = init - start if init and start else None
+    c.that(init is not None, "the root's /sbin/init ran")
+    c.that("Kernel panic" not in b.text(), "no kernel panic")
+    gave_up = b.lines(r"Gave up waiting for suspend/resume device")
+    if with_waitdev:
+        c.that(b.lines(r"waitdev: root UUID=%s: found /dev/sda1" % ROOT_UUID),
+               "waitdev found the root")
+        waiting = b.first(r"waitdev: waiting 5 s at most for the resume "
+                          r"device UUID=%s" % ABSENT_UUID)
+        c.that(waiting is not None, "the hook waits for the resume device, "
+               "%g s at most" % RESUME_WAIT)
+        missing = b.lines(r"waitdev: root UUID=%s: missing after ([0-9.]+) s"
+                          % ABSENT_UUID)
+        c.that(missing and abs(float(re.search(
+            r"after ([0-9.]+) s", missing[0][1]).group(1)) - RESUME_WAIT)
+            < 0.01, "waitdev gave up on it at its %g s deadline" % RESUME_WAIT)
+        c.that(b.lines(r"waitdev: resume device UUID=%s did not come; "
+                       r"booting without resuming" % ABSENT_UUID),
+               "the hook says it boots without resuming")
+        c.that(not gave_up and
+               not b.lines(r"Waiting for suspend/resume device"),
+               "the stock script did not wait for the resume device")
+        # the hook's wait, then fsck, mount and switch_root: seconds
+        after = init - waiting if init and waiting else None
+        c.that(after is not None and after < RESUME_WAIT + 15,
+               "root's init within %g s of the resume wait's start (%s s)"
+               % (RESUME_WAIT + 15, after))
+        # the stock poll alone ends 30 s after starttime, which is after
+        # /init started
+        c.that(took is not None and took < 30,
+               "root's init under 30 s after /init started (%s s)" % took)
+    else:
+        c.that(gave_up, "the stock script gave up waiting for the resume "
+               "device")
+        c.that(took is not None and took >= 30,
+               "root's init 30 s or more after /init started (%s s)" % took)
+    harness.log("%s: /init to root's init: %s s" % (name, took))
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -417,6 +489,10 @@ SCENARIOS = {
                                   lambda e: s_step_aside(e, "dracut")),
     "mkinitramfs-waitdev-step-aside": (
         "mkinitramfs", "assembler", lambda e: s_step_aside(e, "mkinitramfs")),
+    "mkinitramfs-waitdev-resume-absent": (
+        "mkinitramfs", True, lambda e: s_resume_absent(e, True)),
+    "mkinitramfs-stock-resume-absent": (
+        "mkinitramfs", False, lambda e: s_resume_absent(e, False)),
     "dracut-waitdev-nobinary": ("dracut", "nobinary",
                                 lambda e: s_nobinary(e, "dracut")),
     "mkinitramfs-waitdev-nobinary": (
