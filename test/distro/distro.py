@@ -52,6 +52,15 @@ The scenarios (the meson suite 'distro', one test each):
         would catch: the stock script polls until max(30, rootdelay) s
         after starttime and says "Gave up waiting for suspend/resume
         device", root's init 30 s and more after /init started;
+  mkinitramfs-waitdev-nfs-late-nic
+        root=/dev/nfs ip=dhcp BOOTIF=01-<MAC> waitdev.net=lo, QEMU's
+        usb-net NIC with that MAC plugged once waitdev says it waits for
+        it: the kernel registers the NIC, waitdev finds it (and lo: its
+        waitdev.net= is kept), then configure_networking's ipconfig
+        configures that NIC by DHCP (QEMU's user network), in that
+        order, with no "no devices to configure" and no "Network device
+        did not appear in time"; the NFS mount that follows has no
+        server, and the boot is ended there;
   dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
         the hooks installed and enabled (dracut: add_dracutmodules in a
         conf file) with no waitdev binary: the build succeeds with a
@@ -121,19 +130,40 @@ def quit_at(marker):
     return react
 
 
-def plug_on(pattern):
-    """A Boot react function: plug the stick once a console line matches
-    @pattern (recorded in boot.events, as a plan's plug is)."""
+def quit_on(pattern):
+    """quit_at() for a console line that matches the regular expression
+    @pattern."""
+    rx = re.compile(pattern)
+
+    def react(boot, qmp, t, line):
+        if rx.search(line):
+            quit_at(line)(boot, qmp, t, line)
+    return react
+
+
+def plug_on(pattern, device=None):
+    """A Boot react function: plug the stick (or @device, a (qmp command,
+    arguments) pair) once a console line matches @pattern (recorded in
+    boot.events, as a plan's plug is)."""
     rx = re.compile(pattern)
 
     def react(boot, qmp, t, line):
         if boot.events or not rx.search(line):
             return
-        cmd, args = usb_stick()
+        cmd, args = device or usb_stick()
         qmp.cmd(cmd, **args)
         boot.events.append((time.monotonic(), cmd, args))
-        harness.log("%.2f s after /init, on \"%s\": %s usb-storage"
-                    % (time.monotonic() - boot.init_at, line.strip(), cmd))
+        harness.log("%.2f s after /init, on \"%s\": %s %s"
+                    % (time.monotonic() - boot.init_at, line.strip(), cmd,
+                       args["driver"]))
+    return react
+
+
+def both(*reacts):
+    """A Boot react function that calls each of @reacts in turn."""
+    def react(boot, qmp, t, line):
+        for r in reacts:
+            r(boot, qmp, t, line)
     return react
 
 
@@ -475,6 +505,69 @@ def s_resume_absent(env, with_waitdev):
     return c, b
 
 
+# The late NIC of the network boot: QEMU's usb-net (RNDIS/CDC Ethernet)
+# with this address, on QEMU's user network (DHCP from 10.0.2.2)
+NIC_MAC = "52:54:00:12:34:99"
+NFS_APPEND = ("console=ttyS0 root=/dev/nfs nfsroot=10.0.2.2:/waitdev-none "
+              "ip=dhcp BOOTIF=01-%s waitdev.net=lo ro"
+              % NIC_MAC.replace(":", "-"))
+
+
+def s_nfs_late_nic(env):
+    """BOOT=nfs: the hook waits for the NIC of BOOTIF= before
+    configure_networking looks, and ipconfig then configures it."""
+    name = "mkinitramfs-waitdev-nfs-late-nic"
+    c = Check(name)
+    spec = NIC_MAC.replace(":", "-")
+    nic = ("device_add", {"driver": "usb-net", "bus": "xhci.0",
+                          "netdev": "n0", "mac": NIC_MAC, "id": "unic0"})
+    # ipconfig done, the NFS mount (no server) follows: enough seen; a
+    # boot that never gets there ends at the timeout, failing
+    b = boot(env, name, NFS_APPEND,
+             react=both(plug_on(r"waitdev: net %s: not there yet, waiting"
+                                % spec, nic),
+                        quit_on(r"IP-Config: \S+ complete")),
+             timeout=150, extra=["-netdev", "user,id=n0"])
+    text = b.text()
+    plugged = b.events[0][0] if b.events else None
+    c.that(plugged is not None, "waitdev said it waits for the NIC of "
+           "BOOTIF= and the NIC was plugged")
+    # the USB device's own line: the kernel logs the interface only
+    # after its uevent went out (test/qemu's net-late-usb takes the same)
+    appeared = b.first(r"usb \S+: Product: RNDIS/QEMU USB Network Device")
+    found = b.lines(r"waitdev: net %s: found (\S+) after" % spec)
+    found_at = found[0][0] if found else None
+    ipconf = b.lines(r"IP-Config: (\S+) hardware address %s" % NIC_MAC)
+    ipconf_at = ipconf[0][0] if ipconf else None
+    c.that(appeared is not None, "the kernel saw the USB NIC")
+    c.that(found_at is not None, "waitdev found the NIC by BOOTIF='s "
+           "address")
+    c.that(b.lines(r"waitdev: net lo: found lo"),
+           "waitdev.net= is kept: lo found too")
+    c.that(b.lines(r"waitdev: network interface .* is there; "
+                   r"configure_networking takes it from here"),
+           "the hook says the interface is there")
+    c.that(ipconf_at is not None, "ipconfig ran on the NIC (%s)" % NIC_MAC)
+    c.that(plugged and appeared and found_at and ipconf_at and
+           plugged < appeared <= found_at <= ipconf_at,
+           "in that order: plugged, the kernel saw it, waitdev found "
+           "it, ipconfig ran on it")
+    c.that(b.lines(r"IP-Config: \S+ complete"),
+           "ipconfig configured it (DHCP)")
+    c.that(found_at and ipconf_at and ipconf_at - found_at < 20,
+           "ipconfig within 20 s of waitdev finding the NIC (%s s)"
+           % (ipconf_at - found_at if found_at and ipconf_at else None))
+    c.that("no devices to configure" not in text,
+           "no \"ipconfig: no devices to configure\"")
+    c.that("Network device did not appear in time" not in text,
+           "configure_networking did not give up")
+    c.that("Kernel panic" not in text, "no kernel panic")
+    harness.log("%s: plug to waitdev's find %s s, to ipconfig %s s"
+                % (name, found_at - plugged if found_at and plugged else None,
+                   ipconf_at - plugged if ipconf_at and plugged else None))
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -504,6 +597,8 @@ SCENARIOS = {
         "mkinitramfs", True, lambda e: s_resume_absent(e, True)),
     "mkinitramfs-stock-resume-absent": (
         "mkinitramfs", False, lambda e: s_resume_absent(e, False)),
+    "mkinitramfs-waitdev-nfs-late-nic": ("mkinitramfs", "net",
+                                         s_nfs_late_nic),
     "dracut-waitdev-nobinary": ("dracut", "nobinary",
                                 lambda e: s_nobinary(e, "dracut")),
     "mkinitramfs-waitdev-nobinary": (
@@ -551,7 +646,7 @@ def main():
                 built[key] = images.build(
                     tool, work, waitdev if with_waitdev else None,
                     a.kernel, a.modules, with_waitdev == "assembler",
-                    with_waitdev == "nobinary")
+                    with_waitdev == "nobinary", net=with_waitdev == "net")
             env = dict(built[key], disk=disk, other=other)
             c, b = run(env)
             text = b.text() if b else env["output"]
