@@ -52,6 +52,12 @@ The scenarios (the meson suite 'distro', one test each):
         would catch: the stock script polls until max(30, rootdelay) s
         after starttime and says "Gave up waiting for suspend/resume
         device", root's init 30 s and more after /init started;
+  mkinitramfs-waitdev-resume-present
+        resume=UUID= of a swap partition on the root's disk, plugged
+        late: the hook finds it at once after the root, and the stock
+        script hands it to the kernel without a wait of its own (the
+        kernel logs 8:2 as the image partition; there is no image, the
+        boot goes on);
   mkinitramfs-waitdev-nfs-late-nic
         root=/dev/nfs ip=dhcp BOOTIF=01-<MAC> waitdev.net=lo, QEMU's
         usb-net NIC with that MAC plugged once waitdev says it waits for
@@ -83,6 +89,7 @@ when every scenario passed; each failure says which assertion.
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -505,6 +512,70 @@ def s_resume_absent(env, with_waitdev):
     return c, b
 
 
+# The resume partition of mkinitramfs-waitdev-resume-present: swap in
+# the root disk's second partition ("spare")
+SWAP_UUID = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d"
+
+
+def disk_with_swap(env):
+    """A copy of the root disk whose second partition holds swap
+    (SWAP_UUID), as an installed system's disk would."""
+    copy = os.path.join(env["work"], "disk-swap.img")
+    shutil.copyfile(env["disk"], copy)
+    out = harness.run(["sgdisk", "-i", "2", copy], capture_output=True,
+                      text=True).stdout
+    first = int(re.search(r"First sector: (\d+)", out).group(1))
+    last = int(re.search(r"Last sector: (\d+)", out).group(1))
+    swap = os.path.join(env["work"], "swap.img")
+    with open(swap, "wb") as f:
+        f.truncate((last - first + 1) * 512)
+    harness.run(["mkswap", "-U", SWAP_UUID, swap], stdout=subprocess.DEVNULL)
+    with open(swap, "rb") as src, open(copy, "r+b") as dst:
+        dst.seek(first * 512)
+        shutil.copyfileobj(src, dst)
+    os.unlink(swap)
+    return copy
+
+
+def s_resume_present(env):
+    """The resume device is a swap partition on the root's disk, which
+    comes late: the hook finds it as soon as the root, hands its node on,
+    and the stock script resumes from it (there is no image: the boot
+    goes on) without a wait of its own."""
+    name = "mkinitramfs-waitdev-resume-present"
+    c = Check(name)
+    env = dict(env, disk=disk_with_swap(env))
+    # pm_debug_messages, at loglevel 8: the kernel's word that
+    # /bin/resume gave it the partition
+    b = boot(env, name, APPEND["mkinitramfs"] + " resume=UUID=" + SWAP_UUID +
+             " pm_debug_messages loglevel=8",
+             react=plug_on(WAITDEV_RUNNING))
+    text = b.text()
+    c.that(b.events, "the stick was plugged once waitdev waited for the "
+           "root")
+    c.that(b.lines(r"waitdev: root UUID=%s: found /dev/sda1" % ROOT_UUID),
+           "waitdev found the root")
+    found = b.lines(r"waitdev: root UUID=%s: found (/dev/sda2) after "
+                    r"([0-9.]+) s" % SWAP_UUID)
+    c.that(found, "waitdev found the resume device, /dev/sda2")
+    c.that(found and float(re.search(r"after ([0-9.]+) s",
+                                     found[0][1]).group(1)) < 1,
+           "at once: it came with the root")
+    c.that(not b.lines(r"did not come|Waiting for suspend/resume device|"
+                       r"Gave up waiting for suspend/resume device"),
+           "neither the hook nor the stock script waited for it")
+    # /bin/resume wrote 8:2 to /sys/power/resume: the kernel looked
+    # there for an image (and found none)
+    told = b.first(r"PM: hibernation: Hibernation image partition 8:2 "
+                   r"present")
+    c.that(told is not None and found and told > found[0][0],
+           "then the stock script gave the kernel sda2 (8:2) to resume "
+           "from")
+    c.that("ROOT-INIT-OK" in text, "the root's /sbin/init ran")
+    c.that("Kernel panic" not in text, "no kernel panic")
+    return c, b
+
+
 # The late NIC of the network boot: QEMU's usb-net (RNDIS/CDC Ethernet)
 # with this address, on QEMU's user network (DHCP from 10.0.2.2)
 NIC_MAC = "52:54:00:12:34:99"
@@ -597,6 +668,8 @@ SCENARIOS = {
         "mkinitramfs", True, lambda e: s_resume_absent(e, True)),
     "mkinitramfs-stock-resume-absent": (
         "mkinitramfs", False, lambda e: s_resume_absent(e, False)),
+    "mkinitramfs-waitdev-resume-present": ("mkinitramfs", True,
+                                           s_resume_present),
     "mkinitramfs-waitdev-nfs-late-nic": ("mkinitramfs", "net",
                                          s_nfs_late_nic),
     "dracut-waitdev-nobinary": ("dracut", "nobinary",
