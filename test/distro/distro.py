@@ -40,6 +40,33 @@ The scenarios (the meson suite 'distro', one test each):
         waitdev=0 on the command line: the hook says it is off and does
         not run waitdev, and the stock wait boots the late stick (dracut's
         job: the hooks suite, test/hooks);
+  mkinitramfs-waitdev-resume-absent
+        resume=UUID= of a device that does not exist, the root stick there
+        from the start: the hook waits for the resume device at most 5 s
+        after the root was found, then empties $resume, and the stock
+        local-premount/resume does not look: no "Waiting for
+        suspend/resume device", no "Gave up waiting for suspend/resume
+        device", root's init under 30 s after /init started;
+  mkinitramfs-stock-resume-absent
+        the same boot without waitdev, to show what the test above
+        would catch: the stock script polls until max(30, rootdelay) s
+        after starttime and says "Gave up waiting for suspend/resume
+        device", root's init 30 s and more after /init started;
+  mkinitramfs-waitdev-resume-present
+        resume=UUID= of a swap partition on the root's disk, plugged
+        late: the hook finds it at once after the root, and the stock
+        script hands it to the kernel without a wait of its own (the
+        kernel logs 8:2 as the image partition; there is no image, the
+        boot goes on);
+  mkinitramfs-waitdev-nfs-late-nic
+        root=/dev/nfs ip=dhcp BOOTIF=01-<MAC> waitdev.net=lo, QEMU's
+        usb-net NIC with that MAC plugged once waitdev says it waits for
+        it: the kernel registers the NIC, waitdev finds it (and lo: its
+        waitdev.net= is kept), then configure_networking's ipconfig
+        configures that NIC by DHCP (QEMU's user network), in that
+        order, with no "no devices to configure" and no "Network device
+        did not appear in time"; the NFS mount that follows has no
+        server, and the boot is ended there;
   dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
         the hooks installed and enabled (dracut: add_dracutmodules in a
         conf file) with no waitdev binary: the build succeeds with a
@@ -62,6 +89,7 @@ when every scenario passed; each failure says which assertion.
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -109,19 +137,40 @@ def quit_at(marker):
     return react
 
 
-def plug_on(pattern):
-    """A Boot react function: plug the stick once a console line matches
-    @pattern (recorded in boot.events, as a plan's plug is)."""
+def quit_on(pattern):
+    """quit_at() for a console line that matches the regular expression
+    @pattern."""
+    rx = re.compile(pattern)
+
+    def react(boot, qmp, t, line):
+        if rx.search(line):
+            quit_at(line)(boot, qmp, t, line)
+    return react
+
+
+def plug_on(pattern, device=None):
+    """A Boot react function: plug the stick (or @device, a (qmp command,
+    arguments) pair) once a console line matches @pattern (recorded in
+    boot.events, as a plan's plug is)."""
     rx = re.compile(pattern)
 
     def react(boot, qmp, t, line):
         if boot.events or not rx.search(line):
             return
-        cmd, args = usb_stick()
+        cmd, args = device or usb_stick()
         qmp.cmd(cmd, **args)
         boot.events.append((time.monotonic(), cmd, args))
-        harness.log("%.2f s after /init, on \"%s\": %s usb-storage"
-                    % (time.monotonic() - boot.init_at, line.strip(), cmd))
+        harness.log("%.2f s after /init, on \"%s\": %s %s"
+                    % (time.monotonic() - boot.init_at, line.strip(), cmd,
+                       args["driver"]))
+    return react
+
+
+def both(*reacts):
+    """A Boot react function that calls each of @reacts in turn."""
+    def react(boot, qmp, t, line):
+        for r in reacts:
+            r(boot, qmp, t, line)
     return react
 
 
@@ -392,6 +441,204 @@ def s_hermetic(env, tool):
     return c, None
 
 
+# A resume device that no disk has
+ABSENT_UUID = "0badc0de-dead-4bad-8bad-0000deadbeef"
+# the hook's wait for the resume device once the root is found
+# (init-premount/waitdev's RESUME_WAIT)
+RESUME_WAIT = 5.0
+# the root stick, there from the start
+STICK_AT_START = ["-device", "usb-storage,bus=xhci.0,drive=rootdisk,id=stick"]
+
+
+def s_resume_absent(env, with_waitdev):
+    """An absent resume device costs the stock script's whole poll
+    (max(30, rootdelay) s after starttime); with the hook, RESUME_WAIT s
+    after the root was found."""
+    name = "mkinitramfs-%s-resume-absent" % ("waitdev" if with_waitdev
+                                             else "stock")
+    c = Check(name)
+    b = boot(env, name, APPEND["mkinitramfs"] + " resume=UUID=" + ABSENT_UUID,
+             extra=STICK_AT_START)
+    start = b.first(r"WAITDEV-INIT-START")
+    init = b.first(r"ROOT-INIT-OK")
+    took = init - start if init and start else None
+    # init sets starttime just before this line: the stock poll ends
+    # 30 s after it, however long udev's start took before it
+    premount = b.first(r"Begin: Running /scripts/init-premount")
+    after_premount = init - premount if init and premount else None
+    c.that(init is not None, "the root's /sbin/init ran")
+    c.that("Kernel panic" not in b.text(), "no kernel panic")
+    gave_up = b.lines(r"Gave up waiting for suspend/resume device")
+    if with_waitdev:
+        c.that(b.lines(r"waitdev: root UUID=%s: found /dev/sda1" % ROOT_UUID),
+               "waitdev found the root")
+        waiting = b.first(r"waitdev: waiting 5 s at most for the resume "
+                          r"device UUID=%s" % ABSENT_UUID)
+        c.that(waiting is not None, "the hook waits for the resume device, "
+               "%g s at most" % RESUME_WAIT)
+        missing = b.lines(r"waitdev: root UUID=%s: missing after ([0-9.]+) s"
+                          % ABSENT_UUID)
+        c.that(missing and abs(float(re.search(
+            r"after ([0-9.]+) s", missing[0][1]).group(1)) - RESUME_WAIT)
+            < 0.01, "waitdev gave up on it at its %g s deadline" % RESUME_WAIT)
+        c.that(b.lines(r"waitdev: resume device UUID=%s did not come; "
+                       r"booting without resuming" % ABSENT_UUID),
+               "the hook says it boots without resuming")
+        c.that(not gave_up and
+               not b.lines(r"Waiting for suspend/resume device"),
+               "the stock script did not wait for the resume device")
+        # the hook's wait, then fsck, mount and switch_root: seconds
+        after = init - waiting if init and waiting else None
+        c.that(after is not None and after < RESUME_WAIT + 15,
+               "root's init within %g s of the resume wait's start (%s s)"
+               % (RESUME_WAIT + 15, after))
+        # the stock poll alone ends 30 s after starttime, which is after
+        # /init started
+        c.that(took is not None and took < 30,
+               "root's init under 30 s after /init started (%s s)" % took)
+        c.that(after_premount is not None and after_premount < 20,
+               "root's init under 20 s after init-premount began (%s s)"
+               % after_premount)
+    else:
+        c.that(gave_up, "the stock script gave up waiting for the resume "
+               "device")
+        c.that(took is not None and took >= 30,
+               "root's init 30 s or more after /init started (%s s)" % took)
+        c.that(after_premount is not None and after_premount >= 28,
+               "root's init 28 s or more after init-premount began (%s s)"
+               % after_premount)
+    harness.log("%s: /init to root's init: %s s, from init-premount: %s s"
+                % (name, took, after_premount))
+    return c, b
+
+
+# The resume partition of mkinitramfs-waitdev-resume-present: swap in
+# the root disk's second partition ("spare")
+SWAP_UUID = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d"
+
+
+def disk_with_swap(env):
+    """A copy of the root disk whose second partition holds swap
+    (SWAP_UUID), as an installed system's disk would."""
+    copy = os.path.join(env["work"], "disk-swap.img")
+    shutil.copyfile(env["disk"], copy)
+    out = harness.run(["sgdisk", "-i", "2", copy], capture_output=True,
+                      text=True).stdout
+    first = int(re.search(r"First sector: (\d+)", out).group(1))
+    last = int(re.search(r"Last sector: (\d+)", out).group(1))
+    swap = os.path.join(env["work"], "swap.img")
+    with open(swap, "wb") as f:
+        f.truncate((last - first + 1) * 512)
+    harness.run(["mkswap", "-U", SWAP_UUID, swap], stdout=subprocess.DEVNULL)
+    with open(swap, "rb") as src, open(copy, "r+b") as dst:
+        dst.seek(first * 512)
+        shutil.copyfileobj(src, dst)
+    os.unlink(swap)
+    return copy
+
+
+def s_resume_present(env):
+    """The resume device is a swap partition on the root's disk, which
+    comes late: the hook finds it as soon as the root, hands its node on,
+    and the stock script resumes from it (there is no image: the boot
+    goes on) without a wait of its own."""
+    name = "mkinitramfs-waitdev-resume-present"
+    c = Check(name)
+    env = dict(env, disk=disk_with_swap(env))
+    # pm_debug_messages, at loglevel 8: the kernel's word that
+    # /bin/resume gave it the partition
+    b = boot(env, name, APPEND["mkinitramfs"] + " resume=UUID=" + SWAP_UUID +
+             " pm_debug_messages loglevel=8",
+             react=plug_on(WAITDEV_RUNNING))
+    text = b.text()
+    c.that(b.events, "the stick was plugged once waitdev waited for the "
+           "root")
+    c.that(b.lines(r"waitdev: root UUID=%s: found /dev/sda1" % ROOT_UUID),
+           "waitdev found the root")
+    found = b.lines(r"waitdev: root UUID=%s: found (/dev/sda2) after "
+                    r"([0-9.]+) s" % SWAP_UUID)
+    c.that(found, "waitdev found the resume device, /dev/sda2")
+    c.that(found and float(re.search(r"after ([0-9.]+) s",
+                                     found[0][1]).group(1)) < 1,
+           "at once: it came with the root")
+    c.that(not b.lines(r"did not come|Waiting for suspend/resume device|"
+                       r"Gave up waiting for suspend/resume device"),
+           "neither the hook nor the stock script waited for it")
+    # /bin/resume wrote 8:2 to /sys/power/resume: the kernel looked
+    # there for an image (and found none)
+    told = b.first(r"PM: hibernation: Hibernation image partition 8:2 "
+                   r"present")
+    c.that(told is not None and found and told > found[0][0],
+           "then the stock script gave the kernel sda2 (8:2) to resume "
+           "from")
+    c.that("ROOT-INIT-OK" in text, "the root's /sbin/init ran")
+    c.that("Kernel panic" not in text, "no kernel panic")
+    return c, b
+
+
+# The late NIC of the network boot: QEMU's usb-net (RNDIS/CDC Ethernet)
+# with this address, on QEMU's user network (DHCP from 10.0.2.2)
+NIC_MAC = "52:54:00:12:34:99"
+NFS_APPEND = ("console=ttyS0 root=/dev/nfs nfsroot=10.0.2.2:/waitdev-none "
+              "ip=dhcp BOOTIF=01-%s waitdev.net=lo ro"
+              % NIC_MAC.replace(":", "-"))
+
+
+def s_nfs_late_nic(env):
+    """BOOT=nfs: the hook waits for the NIC of BOOTIF= before
+    configure_networking looks, and ipconfig then configures it."""
+    name = "mkinitramfs-waitdev-nfs-late-nic"
+    c = Check(name)
+    spec = NIC_MAC.replace(":", "-")
+    nic = ("device_add", {"driver": "usb-net", "bus": "xhci.0",
+                          "netdev": "n0", "mac": NIC_MAC, "id": "unic0"})
+    # ipconfig done, the NFS mount (no server) follows: enough seen; a
+    # boot that never gets there ends at the timeout, failing
+    b = boot(env, name, NFS_APPEND,
+             react=both(plug_on(r"waitdev: net %s: not there yet, waiting"
+                                % spec, nic),
+                        quit_on(r"IP-Config: \S+ complete")),
+             timeout=150, extra=["-netdev", "user,id=n0"])
+    text = b.text()
+    plugged = b.events[0][0] if b.events else None
+    c.that(plugged is not None, "waitdev said it waits for the NIC of "
+           "BOOTIF= and the NIC was plugged")
+    # the USB device's own line: the kernel logs the interface only
+    # after its uevent went out (test/qemu's net-late-usb takes the same)
+    appeared = b.first(r"usb \S+: Product: RNDIS/QEMU USB Network Device")
+    found = b.lines(r"waitdev: net %s: found (\S+) after" % spec)
+    found_at = found[0][0] if found else None
+    ipconf = b.lines(r"IP-Config: (\S+) hardware address %s" % NIC_MAC)
+    ipconf_at = ipconf[0][0] if ipconf else None
+    c.that(appeared is not None, "the kernel saw the USB NIC")
+    c.that(found_at is not None, "waitdev found the NIC by BOOTIF='s "
+           "address")
+    c.that(b.lines(r"waitdev: net lo: found lo"),
+           "waitdev.net= is kept: lo found too")
+    c.that(b.lines(r"waitdev: network interface .* is there; "
+                   r"configure_networking takes it from here"),
+           "the hook says the interface is there")
+    c.that(ipconf_at is not None, "ipconfig ran on the NIC (%s)" % NIC_MAC)
+    c.that(plugged and appeared and found_at and ipconf_at and
+           plugged < appeared <= found_at <= ipconf_at,
+           "in that order: plugged, the kernel saw it, waitdev found "
+           "it, ipconfig ran on it")
+    c.that(b.lines(r"IP-Config: \S+ complete"),
+           "ipconfig configured it (DHCP)")
+    c.that(found_at and ipconf_at and ipconf_at - found_at < 20,
+           "ipconfig within 20 s of waitdev finding the NIC (%s s)"
+           % (ipconf_at - found_at if found_at and ipconf_at else None))
+    c.that("no devices to configure" not in text,
+           "no \"ipconfig: no devices to configure\"")
+    c.that("Network device did not appear in time" not in text,
+           "configure_networking did not give up")
+    c.that("Kernel panic" not in text, "no kernel panic")
+    harness.log("%s: plug to waitdev's find %s s, to ipconfig %s s"
+                % (name, found_at - plugged if found_at and plugged else None,
+                   ipconf_at - plugged if ipconf_at and plugged else None))
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -417,6 +664,14 @@ SCENARIOS = {
                                   lambda e: s_step_aside(e, "dracut")),
     "mkinitramfs-waitdev-step-aside": (
         "mkinitramfs", "assembler", lambda e: s_step_aside(e, "mkinitramfs")),
+    "mkinitramfs-waitdev-resume-absent": (
+        "mkinitramfs", True, lambda e: s_resume_absent(e, True)),
+    "mkinitramfs-stock-resume-absent": (
+        "mkinitramfs", False, lambda e: s_resume_absent(e, False)),
+    "mkinitramfs-waitdev-resume-present": ("mkinitramfs", True,
+                                           s_resume_present),
+    "mkinitramfs-waitdev-nfs-late-nic": ("mkinitramfs", "net",
+                                         s_nfs_late_nic),
     "dracut-waitdev-nobinary": ("dracut", "nobinary",
                                 lambda e: s_nobinary(e, "dracut")),
     "mkinitramfs-waitdev-nobinary": (
@@ -464,7 +719,7 @@ def main():
                 built[key] = images.build(
                     tool, work, waitdev if with_waitdev else None,
                     a.kernel, a.modules, with_waitdev == "assembler",
-                    with_waitdev == "nobinary")
+                    with_waitdev == "nobinary", net=with_waitdev == "net")
             env = dict(built[key], disk=disk, other=other)
             c, b = run(env)
             text = b.text() if b else env["output"]

@@ -55,6 +55,9 @@ PLUG_AT = 3.0
 # the same for both tools and both variants.
 DRIVERS = ["xhci-pci", "xhci-hcd", "usb-storage", "uas", "sd_mod", "ext4",
            "crc32c_generic"]
+# What a network boot's NIC needs on top (build(net=True)): QEMU's usb-net
+# (RNDIS and CDC Ethernet) and virtio-net
+NET_DRIVERS = ["usbnet", "cdc_ether", "rndis_host", "virtio_net"]
 
 # dracut modules: its shell initrd (no systemd), udevd, block roots
 DRACUT_MODULES = "bash base fs-lib rootfs-block udev-rules kernel-modules"
@@ -344,13 +347,13 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
 
 
 def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
-                      hooks=None, packages=(), hide=()):
+                      hooks=None, packages=(), hide=(), net=False):
     """initramfs-tools' image (busybox, udev); with waitdev when
     @waitdev is a path; with a local-top script when @assembler; with
     the initramfs-tools hooks and scripts of the STACKED @packages; with
     the hooks installed when @hooks (default: with waitdev), @waitdev may
-    then name a binary that does not exist. Returns mkinitramfs's
-    output."""
+    then name a binary that does not exist; with the NET_DRIVERS too
+    when @net. Returns mkinitramfs's output."""
     need("mkinitramfs", "initramfs-tools-core")
     if hooks is None:
         hooks = bool(waitdev)
@@ -362,7 +365,7 @@ def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
         f.write("MODULES=list\nBUSYBOX=y\nCOMPRESS=gzip\nRUNSIZE=10%\n"
                 "FSTYPE=ext4\n")
     with open(os.path.join(conf, "modules"), "w") as f:
-        f.write("\n".join(DRIVERS) + "\n")
+        f.write("\n".join(DRIVERS + (NET_DRIVERS if net else [])) + "\n")
     marker = os.path.join(conf, "scripts", "init-top",
                           "00-waitdev-test-start")
     with open(marker, "w") as f:
@@ -480,19 +483,22 @@ BUILDERS = {"dracut": build_dracut, "mkinitramfs": build_mkinitramfs}
 
 
 def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
-          nobinary=False, packages=(), hide=()):
+          nobinary=False, packages=(), hide=(), net=False):
     """Build the image of @tool (with waitdev when @waitdev is a path;
     able to assemble roots, as with lvm2 or cryptroot, when @assembler;
     with the hooks installed but no waitdev binary to be found when
     @nobinary; with what the STACKED @packages add; on a host without
-    the packages @hide); returns the harness environment for booting
-    it, with the generator's output under "output"."""
+    the packages @hide; with the drivers of a late NIC, NET_DRIVERS,
+    when @net: mkinitramfs only); returns the harness environment for
+    booting it, with the generator's output under "output"."""
     vmlinuz, tree, kver = harness.obtain_kernel(kernel, modules)
     os.makedirs(work, exist_ok=True)
-    out = os.path.join(work, "%s-%s%s%s.img" % (
+    out = os.path.join(work, "%s-%s%s%s%s.img" % (
         tool, "nobinary" if nobinary else "waitdev" if waitdev else "stock",
-        "-assembler" if assembler else "",
+        "-assembler" if assembler else "", "-net" if net else "",
         "".join("-" + p for p in packages)))
+    if net and tool != "mkinitramfs":
+        raise HarnessError("build(net=True): only for mkinitramfs")
     if nobinary:
         # where the hooks are told to look, and find nothing
         waitdev = os.path.join(work, "no-such-dir", "waitdev")
@@ -502,8 +508,10 @@ def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
         if p not in STACKED:
             raise HarnessError("%s: not a package an image can ask for "
                                "(one of %s)" % (p, ", ".join(STACKED)))
+    extra = {"net": True} if net else {}
     text = BUILDERS[tool](work, tree, kver, waitdev, out, assembler,
-                          hooks=bool(waitdev), packages=packages, hide=hide)
+                          hooks=bool(waitdev), packages=packages, hide=hide,
+                          **extra)
     return {"vmlinuz": vmlinuz, "kver": kver, "initrd": out, "work": work,
             "output": text, "nobinary": waitdev if nobinary else None}
 
