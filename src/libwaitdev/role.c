@@ -26,6 +26,15 @@ const struct role role_table[ROLE_COUNT] = {
 		.default_ms = DEFAULT_NET_MS,
 		.parse = spec_parse_net,
 	},
+	/* only when named: waitdev.resume= or --resume, not the kernel's
+	 * resume= (which an initramfs acts on only when it resumes) */
+	[ROLE_RESUME] = {
+		.id = ROLE_RESUME,
+		.name = "resume",
+		.shell_var = "WAITDEV_RESUME",
+		.default_ms = DEFAULT_RESUME_MS,
+		.parse = spec_parse_block,
+	},
 };
 
 const struct role *role_get(enum role_id id)

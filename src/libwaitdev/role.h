@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * role.h - what a wait is for, as one table: the root filesystem's block
- * device, the console's tty, the network interfaces. A role's row says
+ * device, the console's tty, the network interfaces, the block device
+ * a hibernated system resumes from. A role's row says
  * how it is named (the --NAME option, the waitdev.NAME= key, the log and
  * the JSON "role"), how its specs are parsed, whether it takes a list,
  * its default deadline and the shell variable --format shell sets.
@@ -22,15 +23,19 @@ enum role_id {
 	ROLE_ROOT = 0,
 	ROLE_CONSOLE,
 	ROLE_NET,
+	ROLE_RESUME,
 	ROLE_COUNT,
 };
 
 /* Default deadlines: a root without rootwait= (the kernel's own waits
  * forever; a boot that never finds its root should say so), the 2009
- * console patch's second, a network link's usual half minute. */
+ * console patch's second, a network link's usual half minute, and for a
+ * resume device, which most boots do without, a short while: a missing
+ * one must not hold the boot up. */
 #define DEFAULT_ROOT_MS (180 * 1000)
 #define DEFAULT_CONSOLE_MS 1000
 #define DEFAULT_NET_MS (30 * 1000)
+#define DEFAULT_RESUME_MS (5 * 1000)
 
 /* A set of roles (run_wait()'s): ROLE_BIT(ROLE_ROOT) | ... */
 #define ROLE_BIT(id) (1u << (id))

@@ -28,6 +28,8 @@ static void usage(void)
 	       "...)\n"
 	       "  --net SPEC[,SPEC]     interface: name, glob, MAC or any, "
 	       "[:up|:carrier]\n"
+	       "  --resume SPEC         resume (hibernation) block device, "
+	       "as --root\n"
 	       "  --timeout S           one deadline for everything (seconds "
 	       "or forever)\n"
 	       "  --cmdline STRING      parse STRING instead of /proc/cmdline\n"

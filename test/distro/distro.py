@@ -476,7 +476,7 @@ def s_resume_absent(env, with_waitdev):
                           r"device UUID=%s" % ABSENT_UUID)
         c.that(waiting is not None, "the hook waits for the resume device, "
                "%g s at most" % RESUME_WAIT)
-        missing = b.lines(r"waitdev: root UUID=%s: missing after ([0-9.]+) s"
+        missing = b.lines(r"waitdev: resume UUID=%s: missing after ([0-9.]+) s"
                           % ABSENT_UUID)
         c.that(missing and abs(float(re.search(
             r"after ([0-9.]+) s", missing[0][1]).group(1)) - RESUME_WAIT)
@@ -555,7 +555,7 @@ def s_resume_present(env):
            "root")
     c.that(b.lines(r"waitdev: root UUID=%s: found /dev/sda1" % ROOT_UUID),
            "waitdev found the root")
-    found = b.lines(r"waitdev: root UUID=%s: found (/dev/sda2) after "
+    found = b.lines(r"waitdev: resume UUID=%s: found (/dev/sda2) after "
                     r"([0-9.]+) s" % SWAP_UUID)
     c.that(found, "waitdev found the resume device, /dev/sda2")
     c.that(found and float(re.search(r"after ([0-9.]+) s",

@@ -55,6 +55,25 @@ def body(h):
                 t[0]["device"] == found and t[0]["why"] is None and
                 t[0]["reason"] is None, "unexpected target", p)
 
+    with h.case("--resume: its own role, WAITDEV_RESUME, JSON role resume, "
+                "5 s by default"):
+        p = h.start([h.waitdev, "--cmdline", "", "--resume", found,
+                     "--format", "shell"])
+        h.expect_exit(p, 0, QUICK)
+        h.check(p.stdout.splitlines() == ["WAITDEV_RESUME='%s'" % found,
+                                          "WAITDEV_MISSING=''"],
+                "expected WAITDEV_RESUME='%s' alone" % found, p)
+        p = h.start([h.waitdev, "--cmdline", "waitdev.resume=/dev/wdt-none",
+                     "--format", "json"])
+        h.expect_exit(p, 1, 5 + QUICK)
+        t = document(h, p, "timeout", 1)["targets"]
+        h.check(len(t) == 1 and t[0]["role"] == "resume" and
+                t[0]["why"] == "missing" and
+                4900 <= t[0]["waited_ms"] <= 5000 + 1000 * QUICK,
+                "expected the resume device missing at its 5 s default", p)
+        h.check("waitdev: resume /dev/wdt-none: missing after" in p.stderr,
+                "expected the log to name the role resume", p)
+
     with h.case("timeout, nothing matches: why missing, the disks seen"):
         p = h.start([h.waitdev, "--cmdline", "", "--root", "/dev/wdt-none",
                      "--timeout", "0.3", "--format", "json"])
