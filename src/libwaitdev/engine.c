@@ -743,7 +743,7 @@ static int engine_setup(struct engine *e)
 	if (r == 0)
 		r = epoll_add(e->epoll_fd, e->signal_fd, TAG_SIGNAL);
 	if (r == 0 && e->want_probe) {
-		r = prober_new(&e->prober, e->opts.probe);
+		r = prober_new(&e->prober, e->opts.probe, e->opts.probe_fstypes);
 		if (r == 0)
 			r = epoll_add(e->epoll_fd, prober_fd(e->prober), TAG_PROBE);
 	}

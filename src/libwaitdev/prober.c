@@ -28,6 +28,7 @@ struct child {
 
 struct prober {
 	probe_fn fn;
+	char *fstypes; /* NULL: every type */
 	int epoll_fd;
 	uint32_t next_id;
 	struct child *children;
@@ -36,17 +37,25 @@ struct prober {
 
 _Static_assert(sizeof(struct probe_msg) <= 4096, "one atomic pipe write");
 
-int prober_new(struct prober **out, probe_fn fn)
+int prober_new(struct prober **out, probe_fn fn, const char *fstypes)
 {
 	struct prober *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
 	p->fn = fn ? fn : probe_block;
+	if (fstypes && *fstypes) {
+		p->fstypes = strdup(fstypes);
+		if (!p->fstypes) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
 	p->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (p->epoll_fd < 0) {
 		int r = -errno;
 
+		free(p->fstypes);
 		free(p);
 		return r;
 	}
@@ -89,6 +98,7 @@ void prober_free(struct prober *p)
 	}
 	prober_reap(p);
 	free(p->children);
+	free(p->fstypes);
 	close(p->epoll_fd);
 	free(p);
 }
@@ -126,8 +136,8 @@ static bool read_blkstat(const char *path, struct sysfs_blkstat *st)
  * loader), so only the probe itself, then _exit(): no atexit handlers,
  * no flush of stdio buffers the parent still owns. */
 static void __attribute__((noreturn))
-child_run(probe_fn fn, const char *node, const char *stat, uint32_t id, int wfd,
-	  pid_t parent)
+child_run(probe_fn fn, const char *node, const char *fstypes, const char *stat,
+	  uint32_t id, int wfd, pid_t parent)
 {
 	static struct probe_msg msg;
 	struct sysfs_blkstat before, after;
@@ -160,7 +170,7 @@ child_run(probe_fn fn, const char *node, const char *stat, uint32_t id, int wfd,
 	msg.id = id;
 	has_before = read_blkstat(stat, &before);
 	t0 = now_ns();
-	msg.err = fn(&dev, node);
+	msg.err = fn(&dev, node, fstypes);
 	msg.cost.us = (now_ns() - t0) / 1000;
 	msg.cost.measured = true;
 	/* a counter that went back: another device (the disk was removed
@@ -208,7 +218,7 @@ int prober_start(struct prober *p, const char *node, const char *stat, uint32_t 
 		p->next_id = 1;
 	pid = fork();
 	if (pid == 0)
-		child_run(p->fn, node, stat, p->next_id, fds[1], parent);
+		child_run(p->fn, node, p->fstypes, stat, p->next_id, fds[1], parent);
 	r = -errno;
 	close(fds[1]);
 	if (pid < 0) {

@@ -51,12 +51,13 @@ struct probe_msg {
 };
 
 /* Reads @node into @dev's probe fields, as probe_block() does. */
-typedef int (*probe_fn)(struct device *dev, const char *node);
+typedef int (*probe_fn)(struct device *dev, const char *node, const char *fstypes);
 
 struct prober;
 
-/* @fn: what the children run, NULL for probe_block(). */
-int prober_new(struct prober **out, probe_fn fn);
+/* @fn: what the children run, NULL for probe_block(); @fstypes: what
+ * they pass it (copied; NULL or "": every type). */
+int prober_new(struct prober **out, probe_fn fn, const char *fstypes);
 void prober_free(struct prober *p);
 int prober_fd(const struct prober *p);
 /* Probes that have not given their result yet. */

@@ -42,16 +42,16 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ "", -EINVAL },
 	{ "\n", -EINVAL },
-	{ "1 2 3\n", -EINVAL },				  /* too few fields */
-	{ "1 2 3 4 5 6 7 8 9 10\n", -EINVAL },		  /* 10 */
-	{ "1 2 x 4 5 6 7 8 9 10 11\n", -EINVAL },	  /* not a number */
-	{ "1 2 3a 4 5 6 7 8 9 10 11\n", -EINVAL },	  /* trailing junk */
-	{ "-1 2 3 4 5 6 7 8 9 10 11\n", -EINVAL },	  /* signed */
-	{ "+1 2 3 4 5 6 7 8 9 10 11\n", -EINVAL },	  /* strtoul would take it */
-	{ "0x1 2 3 4 5 6 7 8 9 10 11\n", -EINVAL },	  /* hex */
-	{ "1 2 3 4 5 6 7 8 9 10 11\n\n", -EINVAL },	  /* two lines */
-	{ "1 2 3 4 5 6\n7 8 9 10 11\n", -EINVAL },	  /* a newline inside */
-	{ "1 2 3 4 5 6 7 8 9 10 11\r\n", -EINVAL },	  /* not a blank */
+	{ "1 2 3\n", -EINVAL },			    /* too few fields */
+	{ "1 2 3 4 5 6 7 8 9 10\n", -EINVAL },	    /* 10 */
+	{ "1 2 x 4 5 6 7 8 9 10 11\n", -EINVAL },   /* not a number */
+	{ "1 2 3a 4 5 6 7 8 9 10 11\n", -EINVAL },  /* trailing junk */
+	{ "-1 2 3 4 5 6 7 8 9 10 11\n", -EINVAL },  /* signed */
+	{ "+1 2 3 4 5 6 7 8 9 10 11\n", -EINVAL },  /* strtoul would take it */
+	{ "0x1 2 3 4 5 6 7 8 9 10 11\n", -EINVAL }, /* hex */
+	{ "1 2 3 4 5 6 7 8 9 10 11\n\n", -EINVAL }, /* two lines */
+	{ "1 2 3 4 5 6\n7 8 9 10 11\n", -EINVAL },  /* a newline inside */
+	{ "1 2 3 4 5 6 7 8 9 10 11\r\n", -EINVAL }, /* not a blank */
 	{ "18446744073709551616 0 1 0 0 0 0 0 0 0 0\n", -ERANGE }, /* 2^64 */
 	{ "99999999999999999999999 0 1 0 0 0 0 0 0 0 0\n", -ERANGE },
 };
