@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 
-from waitdevtest import TOP, log
+from waitdevtest import TOP, log, probe_lines
 from waitdevtest.host import (LOOP_SET_FD, UeventCounter, loop_add,
                               loop_detach, loop_size)
 
@@ -97,7 +97,9 @@ def detach(n):
 def waiter_argv(args, method, dev, timeout_s):
     name, interval = method
     if interval is None:
-        return [args.waitdev, "-q", "--root", dev,
+        # -v: the probe's line ("loop200: probe: N reads, ..."); a few
+        # lines more to stderr, a file
+        return [args.waitdev, "-v", "--root", dev,
                 "--timeout", str(timeout_s)]
     return [args.pollwait, str(interval), dev, str(timeout_s)]
 
@@ -157,8 +159,9 @@ def waiter_start_delay(args, interval):
 
 
 def one_sample(args, method, backing_fd, errfile):
-    """Returns (latency, ioctl duration) in ns for one attach; raises
-    BenchError."""
+    """Returns (latency, ioctl duration) in ns for one attach, and the
+    waiter's probe of the device as waitdev -v logged it (None for the
+    others, or when it did not probe); raises BenchError."""
     name, interval = method
     n = LOOP_LATENCY
     dev = loop_path(n)
@@ -187,8 +190,8 @@ def one_sample(args, method, backing_fd, errfile):
             raise BenchError("%s failed (%s): %s\n  stderr: %s"
                              % (name, describe_status(status),
                                 shlex.join(argv), waiter_stderr(errfile)))
-        waiter_stderr(errfile)          # discard, keep the file small
-        return t1 - t0, t_ioctl - t0
+        probes = probe_lines(waiter_stderr(errfile), "loop%d" % n)
+        return t1 - t0, t_ioctl - t0, probes[-1] if probes else None
     finally:
         if pid is not None:
             kill_and_reap(pid)
@@ -322,6 +325,30 @@ def print_latency_table(results, ioctl_ns):
     print("(ms; latency = LOOP_SET_FD issued -> waiter reaped by waitpid(); "
           "p99 is nearest-rank;\n ioctl = median time LOOP_SET_FD itself "
           "took, already included in the latency)")
+
+
+def print_probe_table(probes):
+    """waitdev's probe of the attached device, from its -v line."""
+    vals = probes["waitdev"]
+    if not vals:
+        print("waitdev logged no probe (a build without libblkid: "
+              "probe: none)")
+        return
+    io = [p for p in vals if p["reads"] is not None]
+    print("%-12s %4s %14s %14s %14s  %s"
+          % ("method", "n", "reads median", "KiB median", "ms median",
+             "reads min..max"))
+    print("%-12s %4d %14s %14s %14.1f  %s"
+          % ("waitdev", len(vals),
+             "%g" % statistics.median(p["reads"] for p in io) if io else "?",
+             "%g" % (statistics.median(p["bytes"] for p in io) / 1024)
+             if io else "?",
+             statistics.median(p["ms"] for p in vals),
+             "%d..%d" % (min(p["reads"] for p in io),
+                         max(p["reads"] for p in io)) if io else "?"))
+    print("(waitdev -v: read requests the loop device completed while the "
+          "probe ran, all readers\n counted; the probe's own duration, "
+          "part of the latency above)")
 
 
 def print_idle_table(args, idle):
@@ -477,6 +504,7 @@ def run(args):
 
     results = {name: [] for name, _ in METHODS}
     ioctl_ns = {name: [] for name, _ in METHODS}
+    probes = {name: [] for name, _ in METHODS}
     try:
         log("latency: %d samples x %d methods, round-robin"
             % (args.samples, len(METHODS)))
@@ -484,9 +512,12 @@ def run(args):
             order = list(METHODS)
             random.shuffle(order)       # no fixed predecessor per method
             for method in order:
-                lat, io = one_sample(args, method, backing_fd, errfile)
+                lat, io, probe = one_sample(args, method, backing_fd,
+                                            errfile)
                 results[method[0]].append(lat)
                 ioctl_ns[method[0]].append(io)
+                if probe:
+                    probes[method[0]].append(probe)
             if (i + 1) % 10 == 0 or i + 1 == args.samples:
                 log("  %d/%d" % (i + 1, args.samples))
 
@@ -503,6 +534,9 @@ def run(args):
     print("== wake-up latency (%d samples per method, interleaved) =="
           % args.samples)
     print_latency_table(results, ioctl_ns)
+    print()
+    print("== waitdev's probe of the attached device ==")
+    print_probe_table(probes)
     print()
     print("== idle wakeups ==")
     print_idle_table(args, idle)

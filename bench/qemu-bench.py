@@ -49,7 +49,7 @@ import tempfile
 import time
 
 import waitdevtest
-from waitdevtest import TOP, harness
+from waitdevtest import TOP, harness, probe_lines
 from waitdevtest.harness import ROOT_UUID, HarnessError, usb_stick
 
 BASE = "console=ttyS0 panic=-1 rdinit=/init rootfstype=ext4"
@@ -119,6 +119,36 @@ def race_boot(a, env, rng):
                      timeout=120 + rounds * 45, name="race", react=react)
     b.run()
     return b, append
+
+
+def parse_probes(boot, warmup):
+    """waitdev -v's probe lines per device, rounds after the warm-up:
+    {dev: [probe dict]} (waitdevtest.probe_lines())."""
+    out = {}
+    for _, line in boot.serial:
+        m = re.search(r"BENCH-PROBE (\d+) (.*)$", line)
+        if not m or int(m.group(1)) <= warmup:
+            continue
+        for p in probe_lines(m.group(2)):
+            out.setdefault(p["dev"], []).append(p)
+    return out
+
+
+def probe_table(probes):
+    """Per device waitdev probed: medians of reads, KiB and ms."""
+    rows = ["| device | probes | reads | KiB | ms | found |",
+            "|---|---:|---:|---:|---:|---|"]
+    for dev in sorted(probes):
+        ps = probes[dev]
+        io = [p for p in ps if p["reads"] is not None]
+        rows.append("| %s | %d | %s | %s | %.1f | %s |" % (
+            dev, len(ps),
+            "%g" % statistics.median(p["reads"] for p in io) if io else "?",
+            "%g" % (statistics.median(p["bytes"] for p in io) / 1024)
+            if io else "?",
+            statistics.median(p["ms"] for p in ps),
+            ", ".join(sorted({p["what"] for p in ps}))))
+    return rows
 
 
 def parse_rounds(boot):
@@ -347,6 +377,7 @@ def main():
         log("race boot failed: %s" % e)
         failed = True
         b = None
+    probes = parse_probes(b, a.warmup) if b is not None else {}
     delays, fails, raw, disk_gap = {}, {}, [], []
     for r, start, uevent, res, seen in rounds:
         line = "round %3d  uevent at +%8.1f ms" % (r, (uevent - start) / 1e6)
@@ -418,6 +449,11 @@ def main():
                   "%s ms (median; min %s, max %s)." % (
                       fmt_ms(statistics.median(disk_gap)),
                       fmt_ms(min(disk_gap)), fmt_ms(max(disk_gap)))]
+    lines += ["", "waitdev's probes (waitdev -v: read requests each "
+              "device completed while its probe ran, the bytes they "
+              "read, the probe's duration; medians):", ""]
+    lines += probe_table(probes) if probes else [
+        "(none logged: a waitdev without libblkid, or an older one)"]
     if pairs:
         rows, meds = boot_table(pairs)
         lines += ["", "Boot time to switch_root, stick plugged 3 s after "

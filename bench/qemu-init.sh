@@ -45,16 +45,25 @@ race)
 	i=1
 	while [ "$i" -le "$plugs" ]; do
 		echo "BENCH-ROUND $i $(uptime)"
+		# waitdev -v: its probe lines ("sda1: probe: N reads, ...")
+		# go with guest-stamp's stderr to a file in the initramfs, printed
+		# after the round, so the console never slows a waiter
 		# shellcheck disable=SC2086
 		$gs race sda1 $((t + 10)) \
-			waitdev /sbin/waitdev -q --no-kmsg --source kernel \
+			waitdev /sbin/waitdev -v --no-kmsg --source kernel \
 				--root /dev/sda1 --timeout $t $min \
 			:: poll-1000ms-findfs $gs poll 1000 $t \
 				--exec /bin/findfs "UUID=$uuid" \
 			:: poll-500ms $gs poll 500 $t /dev/sda1 \
 			:: poll-50ms $gs poll 50 $t /dev/sda1 \
 			:: poll-5ms $gs poll 5 $t /sys/class/block/sda1 \
-			:: rootdelay-10s $gs delay 10000 /dev/sda1
+			:: rootdelay-10s $gs delay 10000 /dev/sda1 \
+			2>/bench/stderr
+		grep ': probe: ' /bench/stderr |
+			sed "s/^/BENCH-PROBE $i /"
+		# anything else guest-stamp or a waiter said but the waitdev -v
+		# lines
+		grep -v '^waitdev: ' /bench/stderr >&2
 		echo "BENCH-DONE $i"
 		n=0
 		while [ -e /sys/class/block/sda ] && [ "$n" -lt 300 ]; do

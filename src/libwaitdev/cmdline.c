@@ -498,6 +498,33 @@ static int parse_rootdelay_key(const char *val, struct parse_state *st)
 
 /* One parameter: 0, or -EINVAL with what is wrong in @msg (a problem for
  * the caller), or a strict parse's end from problem(). */
+/*
+ * rootfstype=TYPE[,TYPE...], fs_names_setup() (init/do_mounts.c): the
+ * types the kernel tries, in order, and no others. Names as filesystems
+ * register them ([a-z0-9_.+-]); empty items, as the kernel's
+ * split_fs_names() does, count for nothing. A bare "rootfstype" is not
+ * the kernel's key; an empty value restricts nothing here.
+ */
+static int parse_rootfstype_key(const char *val, struct parse_state *st, char *msg,
+				unsigned msgsize)
+{
+	const char *c;
+
+	if (!val)
+		return parse_error(
+			msg, msgsize,
+			"rootfstype: needs a filesystem type (rootfstype=ext4)");
+	for (c = val; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.+-,", *c))
+			return parse_error(msg, msgsize,
+					   "rootfstype=%s: not a filesystem type", val);
+	if (!strscpy(st->cfg->rootfstype, val, sizeof(st->cfg->rootfstype))) {
+		st->cfg->rootfstype[0] = '\0';
+		return parse_error(msg, msgsize, "rootfstype=%.32s...: too long", val);
+	}
+	return 0;
+}
+
 static int parse_param(const char *key, const char *val, struct parse_state *st,
 		       char *msg, unsigned msgsize)
 {
@@ -521,6 +548,8 @@ static int parse_param(const char *key, const char *val, struct parse_state *st,
 		return parse_rootwait_key(val, st);
 	} else if (key_eq(key, "rootdelay")) {
 		return parse_rootdelay_key(val, st);
+	} else if (key_eq(key, "rootfstype")) {
+		return parse_rootfstype_key(val, st, msg, msgsize);
 	} else if (key_eq(key, "console")) {
 		return parse_console_key(val, st, msg, msgsize);
 	} else if (key_eq(key, "consolewait")) {

@@ -7,7 +7,7 @@
  * (else root=), waitdev.console= (else the last
  * console= naming a tty), waitdev.net=, waitdev.timeout=,
  * waitdev.modprobe=, waitdev.coldplug=, rootwait,
- * rootwait=, rootdelay=, consolewait, consoledelay=. Everything after a
+ * rootwait=, rootdelay=, rootfstype=, consolewait, consoledelay=. Everything after a
  * bare "--" belongs to init and is ignored. Single-valued keys: the last
  * one wins, as in the kernel.
  *
@@ -39,6 +39,7 @@
 #define CMDLINE_SKIPPED_MAX 8
 #define CMDLINE_PROBLEMS_MAX 8
 #define CMDLINE_PROBLEM_LEN 256
+#define CMDLINE_FSTYPES_MAX 256 /* rootfstype=: its value and a NUL */
 
 #define DEADLINE_FOREVER UINT64_MAX
 
@@ -67,6 +68,11 @@ struct wait_config {
 
 	bool has_timeout; /* waitdev.timeout= bounds everything */
 	uint64_t timeout_ms;
+
+	/* rootfstype=: the only filesystem types the kernel will try to
+	 * mount the root as, comma-separated ("" for any): the probe need
+	 * not look for others (fs_names_setup(), init/do_mounts.c) */
+	char rootfstype[CMDLINE_FSTYPES_MAX];
 
 	/* waitdev.modprobe=0|1, waitdev.coldplug=0|1 */
 	bool modprobe, coldplug;

@@ -24,6 +24,19 @@ enum dev_kind {
 
 #define DEV_MAC_MAX 32 /* MAX_ADDR_LEN */
 
+/*
+ * What one probe cost: its duration, and the read requests the device
+ * completed while it ran (its sysfs "stat" before and after: every
+ * reader of the device counts, not only the probe).
+ */
+struct probe_cost {
+	bool measured; /* a probe ran and gave a result: us is known */
+	bool has_io;   /* reads and bytes are known (the stat file was read) */
+	uint64_t reads;
+	uint64_t bytes;
+	uint64_t us;
+};
+
 struct device {
 	enum dev_kind kind;
 	char *devpath; /* sysfs path below /sys, "/devices/..." */
@@ -45,9 +58,10 @@ struct device {
 	 * after it started, its result is for what was there before */
 	uint32_t probe_id;
 	bool probe_stale;
-	bool probe_rescan;  /* it was started by a rescan after an overflow */
-	char *fs_type;	    /* "ext4", "vfat", "crypto_LUKS", ... */
-	bool fs_ambivalent; /* libblkid found two signatures, chose none */
+	bool probe_rescan;	      /* it was started by a rescan after an overflow */
+	struct probe_cost probe_cost; /* of the probe whose result we hold */
+	char *fs_type;		      /* "ext4", "vfat", "crypto_LUKS", ... */
+	bool fs_ambivalent;	      /* libblkid found two signatures, chose none */
 	char *fs_uuid;
 	char *fs_label;
 	char *part_uuid;

@@ -201,6 +201,7 @@ static void forget_probe(struct device *dev)
 	}
 	dev->fs_ambivalent = false;
 	dev->probed = false;
+	memset(&dev->probe_cost, 0, sizeof(dev->probe_cost));
 }
 
 /* A probe's values: "" is nothing found. */
@@ -216,6 +217,8 @@ static int apply_probe(struct device *dev, const struct probe_msg *msg)
 	if (!msg)
 		return 0; /* superseded: the next read decides */
 	forget_probe(dev);
+	/* what reading it cost is known even when nothing else is */
+	dev->probe_cost = msg->cost;
 	if (msg->err < 0)
 		return 0; /* unreadable: we know nothing */
 	dev->fs_ambivalent = msg->ambivalent;
@@ -224,6 +227,7 @@ static int apply_probe(struct device *dev, const struct probe_msg *msg)
 	    set_value(&dev->fs_label, msg->fs_label) < 0 ||
 	    set_value(&dev->part_uuid, msg->part_uuid) < 0) {
 		forget_probe(dev);
+		dev->probe_cost = msg->cost;
 		return -ENOMEM;
 	}
 	dev->probed = true;

@@ -234,7 +234,7 @@ static bool engine_same_medium(const struct device *dev, const struct uevent *ev
 static int engine_probe_start(struct engine *e, struct device *dev)
 {
 	struct dev_update u = { .kind = DEV_UPDATE_PROBE_FORGET };
-	char node[512];
+	char node[512], stat[SYSFS_STAT_PATH_MAX];
 	uint32_t id;
 	int r;
 
@@ -252,8 +252,13 @@ static int engine_probe_start(struct engine *e, struct device *dev)
 	/* no node (no devtmpfs): nothing to fork for. A lookup in /dev
 	 * does not touch the device; opening and reading it might hang */
 	r = access(node, F_OK) < 0 ? -errno : 0;
+	/* its counters, read by the child around the probe */
+	if (r == 0 && snprintf(stat, sizeof(stat), "%s%s/stat",
+			       e->opts.sysfs_root ? e->opts.sysfs_root : "/sys",
+			       dev->devpath) >= (int)sizeof(stat))
+		stat[0] = '\0';
 	if (r == 0)
-		r = prober_start(e->prober, node, &id);
+		r = prober_start(e->prober, node, stat[0] ? stat : NULL, &id);
 	/* out of descriptors, memory or processes (fork: EAGAIN): this
 	 * waitdev cannot look, which is not the device's fault */
 	if (errno_is_resource(r) || r == -EAGAIN)
@@ -272,6 +277,39 @@ static int engine_probe_start(struct engine *e, struct device *dev)
 	/* what was found stays only for the target found on it */
 	log_debug("%s: probing (probe %u)", node, id);
 	return 0;
+}
+
+/*
+ * The -v line of every probe: "sda1: probe: 3 reads, 12 KiB, 1.2 ms: ext4".
+ * The reads are the device's, all readers counted, while the probe ran.
+ */
+static void engine_log_probe(const struct device *dev, const struct probe_msg *msg)
+{
+	const struct probe_cost *c = &msg->cost;
+	char io[64] = "reads unknown";
+	const char *what;
+
+	if (!c->measured)
+		return; /* the child died before it could say */
+	if (c->has_io && c->bytes % 1024 == 0)
+		snprintf(io, sizeof(io), "%llu read%s, %llu KiB",
+			 (unsigned long long)c->reads, c->reads == 1 ? "" : "s",
+			 (unsigned long long)(c->bytes / 1024));
+	else if (c->has_io)
+		snprintf(io, sizeof(io), "%llu read%s, %llu bytes",
+			 (unsigned long long)c->reads, c->reads == 1 ? "" : "s",
+			 (unsigned long long)c->bytes);
+	if (msg->err < 0)
+		what = strerror(-msg->err);
+	else if (msg->ambivalent)
+		what = "several signatures";
+	else if (msg->fs_type[0])
+		what = msg->fs_type;
+	else
+		what = "nothing recognised";
+	log_info("%s: probe: %s, %llu.%llu ms: %s", dev->name, io,
+		 (unsigned long long)(c->us / 1000),
+		 (unsigned long long)(c->us % 1000 / 100), what);
 }
 
 /*
@@ -311,6 +349,7 @@ static int engine_probe_done(struct engine *e, const struct probe_msg *msg)
 
 	if (!dev)
 		return 0; /* removed meanwhile */
+	engine_log_probe(dev, msg);
 	stale = dev->probe_stale;
 	if (stale || errno_is_resource(msg->err))
 		u.probe = NULL; /* not the medium's, or not read: nothing to keep */
@@ -704,7 +743,7 @@ static int engine_setup(struct engine *e)
 	if (r == 0)
 		r = epoll_add(e->epoll_fd, e->signal_fd, TAG_SIGNAL);
 	if (r == 0 && e->want_probe) {
-		r = prober_new(&e->prober, e->opts.probe);
+		r = prober_new(&e->prober, e->opts.probe, e->opts.probe_fstypes);
 		if (r == 0)
 			r = epoll_add(e->epoll_fd, prober_fd(e->prober), TAG_PROBE);
 	}

@@ -50,6 +50,9 @@ struct engine_options {
 	bool coldplug;
 	/* tests: what the probing children run instead of probe_block() */
 	probe_fn probe;
+	/* rootfstype=: the only filesystem types the probes look for
+	 * (besides RAID and crypto signatures); NULL or "": every type */
+	const char *probe_fstypes;
 	/* tests: run between subscribing and scanning, and after the scan */
 	void (*after_subscribe)(void *ctx);
 	void (*after_scan)(void *ctx);

@@ -19,11 +19,15 @@ bool probe_available(void);
 /*
  * Reads the superblock and partition entry of @node (normally
  * /dev/NAME; any file in tests) and sets @dev->fs_type, fs_uuid,
- * fs_label and part_uuid, NULL where nothing was found. Returns 0 when
- * the device was read (whether or not something was recognised), or a
- * negative errno when it could not be (-EOPNOTSUPP without a back end):
- * then nothing is known about it.
+ * fs_label and part_uuid, NULL where nothing was found. @fstypes: NULL
+ * or "" to look for every type the back end knows; else the
+ * comma-separated types the root may be mounted as (rootfstype=), and
+ * then only those are looked for, and every RAID member and crypto
+ * container signature besides (a device carrying one is still not a
+ * filesystem). Returns 0 when the device was read (whether or not
+ * something was recognised), or a negative errno when it could not be
+ * (-EOPNOTSUPP without a back end): then nothing is known about it.
  */
-int probe_block(struct device *dev, const char *node);
+int probe_block(struct device *dev, const char *node, const char *fstypes);
 
 #endif

@@ -14,9 +14,10 @@ bool probe_available(void)
 	return false;
 }
 
-int probe_block(struct device *dev, const char *node)
+int probe_block(struct device *dev, const char *node, const char *fstypes)
 {
 	(void)dev;
 	(void)node;
+	(void)fstypes;
 	return -EOPNOTSUPP;
 }

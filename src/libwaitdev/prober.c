@@ -16,6 +16,7 @@
 
 #include "probe.h"
 #include "prober.h"
+#include "sysfs.h"
 #include "util.h"
 
 struct child {
@@ -27,6 +28,7 @@ struct child {
 
 struct prober {
 	probe_fn fn;
+	char *fstypes; /* NULL: every type */
 	int epoll_fd;
 	uint32_t next_id;
 	struct child *children;
@@ -35,17 +37,25 @@ struct prober {
 
 _Static_assert(sizeof(struct probe_msg) <= 4096, "one atomic pipe write");
 
-int prober_new(struct prober **out, probe_fn fn)
+int prober_new(struct prober **out, probe_fn fn, const char *fstypes)
 {
 	struct prober *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
 	p->fn = fn ? fn : probe_block;
+	if (fstypes && *fstypes) {
+		p->fstypes = strdup(fstypes);
+		if (!p->fstypes) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
 	p->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (p->epoll_fd < 0) {
 		int r = -errno;
 
+		free(p->fstypes);
 		free(p);
 		return r;
 	}
@@ -88,6 +98,7 @@ void prober_free(struct prober *p)
 	}
 	prober_reap(p);
 	free(p->children);
+	free(p->fstypes);
 	close(p->epoll_fd);
 	free(p);
 }
@@ -112,14 +123,27 @@ static bool copy_value(char *slot, const char *val)
 	return !val || strscpy(slot, val, PROBE_VALUE_MAX);
 }
 
+/* In the child: @path's counters (a sysfs read: the device is not touched). */
+static bool read_blkstat(const char *path, struct sysfs_blkstat *st)
+{
+	char buf[512];
+
+	return path && read_file_at(AT_FDCWD, path, buf, sizeof(buf)) > 0 &&
+	       sysfs_parse_blkstat(buf, st) == 0;
+}
+
 /* In the child: fork()ed from a process that may have threads (libkmod's
  * loader), so only the probe itself, then _exit(): no atexit handlers,
  * no flush of stdio buffers the parent still owns. */
 static void __attribute__((noreturn))
-child_run(probe_fn fn, const char *node, uint32_t id, int wfd, pid_t parent)
+child_run(probe_fn fn, const char *node, const char *fstypes, const char *stat,
+	  uint32_t id, int wfd, pid_t parent)
 {
 	static struct probe_msg msg;
+	struct sysfs_blkstat before, after;
+	bool has_before;
 	struct device dev;
+	uint64_t t0;
 	sigset_t none;
 	int r;
 
@@ -144,7 +168,19 @@ child_run(probe_fn fn, const char *node, uint32_t id, int wfd, pid_t parent)
 
 	memset(&dev, 0, sizeof(dev));
 	msg.id = id;
-	msg.err = fn(&dev, node);
+	has_before = read_blkstat(stat, &before);
+	t0 = now_ns();
+	msg.err = fn(&dev, node, fstypes);
+	msg.cost.us = (now_ns() - t0) / 1000;
+	msg.cost.measured = true;
+	/* a counter that went back: another device (the disk was removed
+	 * and added again meanwhile): nothing to say */
+	if (has_before && read_blkstat(stat, &after) && after.reads >= before.reads &&
+	    after.read_sectors >= before.read_sectors) {
+		msg.cost.has_io = true;
+		msg.cost.reads = after.reads - before.reads;
+		msg.cost.bytes = (after.read_sectors - before.read_sectors) * 512;
+	}
 	if (msg.err == 0) {
 		msg.ambivalent = dev.fs_ambivalent;
 		if (!copy_value(msg.fs_type, dev.fs_type) ||
@@ -159,7 +195,7 @@ child_run(probe_fn fn, const char *node, uint32_t id, int wfd, pid_t parent)
 	_exit(r);
 }
 
-int prober_start(struct prober *p, const char *node, uint32_t *id)
+int prober_start(struct prober *p, const char *node, const char *stat, uint32_t *id)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	pid_t pid, parent = getpid();
@@ -182,7 +218,7 @@ int prober_start(struct prober *p, const char *node, uint32_t *id)
 		p->next_id = 1;
 	pid = fork();
 	if (pid == 0)
-		child_run(p->fn, node, p->next_id, fds[1], parent);
+		child_run(p->fn, node, p->fstypes, stat, p->next_id, fds[1], parent);
 	r = -errno;
 	close(fds[1]);
 	if (pid < 0) {

@@ -12,7 +12,8 @@
  *
  * The contract:
  * - prober_start() forks a child that runs the probe on one device node
- *   and writes one fixed-size result (struct probe_msg, below PIPE_BUF:
+ *   (timing it, and reading the device's sysfs "stat" before and after
+ *   it: the read requests and sectors completed meanwhile) and writes one fixed-size result (struct probe_msg, below PIPE_BUF:
  *   one atomic write) to a pipe of its own, then exits. The parent never
  *   blocks on it.
  * - prober_fd() is readable when a result can be read (an epoll fd over
@@ -42,6 +43,7 @@ struct probe_msg {
 	uint32_t id;
 	int32_t err; /* 0, or the probe's negative errno: nothing known */
 	uint8_t ambivalent;
+	struct probe_cost cost; /* measured by the child around the probe */
 	char fs_type[PROBE_VALUE_MAX];
 	char fs_uuid[PROBE_VALUE_MAX];
 	char fs_label[PROBE_VALUE_MAX];
@@ -49,19 +51,24 @@ struct probe_msg {
 };
 
 /* Reads @node into @dev's probe fields, as probe_block() does. */
-typedef int (*probe_fn)(struct device *dev, const char *node);
+typedef int (*probe_fn)(struct device *dev, const char *node, const char *fstypes);
 
 struct prober;
 
-/* @fn: what the children run, NULL for probe_block(). */
-int prober_new(struct prober **out, probe_fn fn);
+/* @fn: what the children run, NULL for probe_block(); @fstypes: what
+ * they pass it (copied; NULL or "": every type). */
+int prober_new(struct prober **out, probe_fn fn, const char *fstypes);
 void prober_free(struct prober *p);
 int prober_fd(const struct prober *p);
 /* Probes that have not given their result yet. */
 unsigned int prober_running(const struct prober *p);
 
-/* Forks a child probing @node; sets *@id (never 0). */
-int prober_start(struct prober *p, const char *node, uint32_t *id);
+/*
+ * Forks a child probing @node; sets *@id (never 0). @stat: the device's
+ * sysfs "stat" file, read before and after the probe (NULL, or a file
+ * that cannot be read or parsed: the result has no read figures).
+ */
+int prober_start(struct prober *p, const char *node, const char *stat, uint32_t *id);
 /*
  * Takes one finished probe's result: 1 with @msg filled, 0 when none is
  * ready, a negative errno when reading fails.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -208,4 +209,43 @@ int sysfs_read_attrs(struct sysfs *s, const struct device *dev, struct dev_attrs
 
 	memset(attrs, 0, sizeof(*attrs));
 	return c ? c->read_attrs(s, dev, attrs) : 0;
+}
+
+/* The kernel's part_stat_show() has written 11 fields since 2.6. */
+#define BLKSTAT_MIN_FIELDS 11
+
+int sysfs_parse_blkstat(const char *text, struct sysfs_blkstat *st)
+{
+	uint64_t v[3] = { 0 };
+	unsigned int n = 0;
+	const char *s = text;
+
+	for (;;) {
+		uint64_t x = 0;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || (*s == '\n' && !s[1]))
+			break;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*s); s++) {
+			unsigned int d = (unsigned int)(*s - '0');
+
+			if (x > (UINT64_MAX - d) / 10)
+				return -ERANGE;
+			x = x * 10 + d;
+		}
+		if (*s && *s != ' ' && *s != '\t' && *s != '\n')
+			return -EINVAL;
+		if (n < ARRAY_SIZE(v))
+			v[n] = x;
+		n++;
+	}
+	if (n < BLKSTAT_MIN_FIELDS)
+		return -EINVAL;
+	st->reads = v[0];
+	st->read_merges = v[1];
+	st->read_sectors = v[2];
+	return 0;
 }

@@ -11,11 +11,15 @@
 #define WAITDEV_SYSFS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "device.h"
 #include "uevent.h"
 
 struct sysfs;
+
+/* A path to a device's attribute: the root given (a test tree) + DEVPATH */
+#define SYSFS_STAT_PATH_MAX 4096
 
 /*
  * Opens the sysfs root: @root, or /sys when NULL. -ENODEV when it is not
@@ -56,5 +60,24 @@ int sysfs_read_attrs(struct sysfs *sysfs, const struct device *dev,
 int sysfs_read_attr(struct sysfs *sysfs, const struct device *dev, const char *attr,
 		    char *buf, size_t size);
 int sysfs_attr_exists(struct sysfs *sysfs, const struct device *dev, const char *attr);
+
+/*
+ * A block device's I/O counters, /sys/class/block/NAME/stat
+ * (Documentation/block/stat.rst): the read fields. They count every
+ * reader of the device, not one process.
+ */
+struct sysfs_blkstat {
+	uint64_t reads;	       /* read I/Os: requests completed */
+	uint64_t read_merges;  /* reads merged into a queued one */
+	uint64_t read_sectors; /* 512-byte sectors read */
+};
+
+/*
+ * Parses the text of a "stat" file: at least the 11 unsigned decimal
+ * fields every kernel since 2.6 writes (15 since 4.18, 17 since 5.5),
+ * separated by blanks, a newline at most at the end. 0, or -EINVAL for
+ * anything else (-ERANGE for a field past 64 bits).
+ */
+int sysfs_parse_blkstat(const char *text, struct sysfs_blkstat *st);
 
 #endif

@@ -158,8 +158,22 @@ void targets_forget(struct targets *ts, const struct devtab *tab,
 }
 
 /*
- * Whether reading @dev's superblock can decide anything: for UUID=,
- * LABEL= and PARTUUID= every block device is a candidate; for a name,
+ * Whether a probe of @dev can find what @spec (one that needs a probe)
+ * looks for. PARTUUID= names a partition table entry, which a device the
+ * kernel calls a whole disk does not have, except a device-mapper one
+ * (libblkid finds the entry of a kpartx mapping through its parent): a
+ * disk is not read for it. UUID= and LABEL= may be on a whole disk even
+ * when it has partitions (an isohybrid image is iso9660 as a whole).
+ */
+static bool probe_may_match(const struct spec *spec, const struct device *dev)
+{
+	return spec->type != SPEC_BLOCK_PARTUUID || dev->is_partition || dev->dm_name;
+}
+
+/*
+ * Whether reading @dev's superblock can decide anything: for UUID= and
+ * LABEL= every block device is a candidate, for PARTUUID= every
+ * partition (probe_may_match()); for a name,
  * number or PARTLABEL only the device that spec names (which then needs
  * a filesystem to be ready); and the device a target was found on, which
  * stops counting when its medium no longer holds what was found. A disk
@@ -176,7 +190,9 @@ bool targets_want_probe(const struct targets *ts, const struct device *dev)
 			return true;
 		if (t->state != TARGET_WAITING || spec_kind(&t->spec) != DEV_BLOCK)
 			continue;
-		if (spec_need(&t->spec) == SPEC_NEED_PROBE || spec_match(&t->spec, dev))
+		if ((spec_need(&t->spec) == SPEC_NEED_PROBE &&
+		     probe_may_match(&t->spec, dev)) ||
+		    spec_match(&t->spec, dev))
 			return true;
 	}
 	return false;

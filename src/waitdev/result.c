@@ -145,6 +145,24 @@ static void json_key_string(FILE *out, const char *key, const char *val)
 		fputs("null", out);
 }
 
+/* What the probe whose result a block device carries cost: "probe":
+ * {"reads":N,"bytes":N,"us":N} (reads and bytes null when its stat file
+ * could not be read), nothing when it was not probed. */
+static void json_probe_cost(FILE *out, const struct device *d)
+{
+	const struct probe_cost *c = &d->probe_cost;
+
+	if (d->kind != DEV_BLOCK || d->probe_id || !c->measured)
+		return;
+	if (c->has_io)
+		fprintf(out, ",\"probe\":{\"reads\":%llu,\"bytes\":%llu,\"us\":%llu}",
+			(unsigned long long)c->reads, (unsigned long long)c->bytes,
+			(unsigned long long)c->us);
+	else
+		fprintf(out, ",\"probe\":{\"reads\":null,\"bytes\":null,\"us\":%llu}",
+			(unsigned long long)c->us);
+}
+
 /* One device as the diagnosis lists it ("seen"): what a spec is compared
  * with. */
 static void json_device(FILE *out, const struct device *d)
@@ -178,6 +196,7 @@ static void json_device(FILE *out, const struct device *d)
 		json_key_string(out, "fs_label", d->probe_id ? NULL : d->fs_label);
 		json_key_string(out, "part_uuid", d->part_uuid);
 		json_key_string(out, "dm_name", d->dm_name);
+		json_probe_cost(out, d);
 	}
 	fputc('}', out);
 }
@@ -229,6 +248,7 @@ static void json_target(FILE *out, const struct engine *e, const struct target *
 	}
 	if (t->state == TARGET_FOUND) {
 		json_key_string(out, "device", t->node);
+		json_probe_cost(out, t->dev);
 	} else if (dev) {
 		char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
 

@@ -159,6 +159,8 @@ int run_wait(struct run *run, unsigned roles)
 		.rcvbuf = o->rcvbuf,
 		.source = o->uevent_fd >= 0 ? ENGINE_SOURCE_KERNEL : o->source,
 		.coldplug = o->coldplug || cfg->coldplug,
+		/* the kernel mounts the root as these types only */
+		.probe_fstypes = cfg->rootfstype,
 	};
 	struct engine *e;
 	unsigned i;

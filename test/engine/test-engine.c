@@ -667,6 +667,33 @@ static void test_overflow_same_medium(void)
 	run_end(&r);
 }
 
+/*
+ * PARTUUID= names a partition table entry: a whole disk is not read for
+ * it (the partition is), except a device-mapper one (a kpartx mapping
+ * carries its entry). Nothing matches here; what counts is what was read.
+ */
+static void test_partuuid_skips_disks(void)
+{
+	struct run r;
+
+	if (!probe_available())
+		return;
+	run_begin(&r, true);
+	make_image(r.dev, "sdq", NULL, NULL, false);
+	make_image(r.dev, "sdq1", NULL, NULL, false);
+	make_image(r.dev, "dm-3", NULL, NULL, false);
+	fakesys_add_block(&r.fs, "sdq", 8, 240, 16384, NULL, true);
+	fakesys_add_block(&r.fs, "sdq1", 8, 241, 16384, "part", true);
+	fakesys_add_block(&r.fs, "dm-3", 254, 3, 16384, NULL, true);
+	fakesys_set_dm_name(&r.fs, "dm-3", "sdq1-mapped");
+	engine_for(&r, true, 0, NULL, NULL);
+	add_block_target(r.e, "PARTUUID=0a1b2c3d-01", 0);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	/* sdq1 and dm-3, never sdq */
+	CHECK_INT(engine_stats(r.e).probes, 2);
+	run_end(&r);
+}
+
 static void test_overflow_rescan(void)
 {
 	struct run r;
@@ -1517,7 +1544,7 @@ static void test_probe(void)
 /* The probe the children run in the stall tests: sds never answers (a
  * read that sleeps; SIGKILL ends this one, not one in D state), sdt
  * answers 300 ms after reading, the others as usual. */
-static int stalling_probe(struct device *dev, const char *node)
+static int stalling_probe(struct device *dev, const char *node, const char *fstypes)
 {
 	const char *name = strrchr(node, '/') + 1;
 	int r;
@@ -1526,7 +1553,7 @@ static int stalling_probe(struct device *dev, const char *node)
 		sleep(15);
 		return -EIO;
 	}
-	r = probe_block(dev, node);
+	r = probe_block(dev, node, fstypes);
 	if (strcmp(name, "sdt") == 0)
 		usleep(300 * 1000);
 	return r;
@@ -1654,6 +1681,7 @@ int main(void)
 	test_overflow_rescan();
 	test_overflow_medium_swap();
 	test_overflow_same_medium();
+	test_partuuid_skips_disks();
 	test_deadline_diagnosis();
 	test_long_tty_name();
 	test_output_names();

@@ -27,7 +27,15 @@ Not roots, whatever the spec says (exit 1 at the deadline, no signal):
     ambivalent, and neither UUID may match.
 The images are checked with blkid(8) -p first, so a test failure is
 waitdev's and not a wrong image.
+
+The probe's cost (issue 14): for the ext4 image, found by UUID= with -v
+and --format json, the target's "probe" object and the -v line
+"loopN: probe: R reads, B KiB, T ms: ext4" are there and plausible
+(reads >= 1, bytes >= 512, the two agree); a timed-out UUID= lists the
+probed loop device in "seen" with its "probe" too. Timings are reported,
+never asserted.
 """
+import json
 import random
 import re
 import shlex
@@ -129,6 +137,66 @@ def not_found(h, n, img, argvs):
     h.detach(n)
 
 
+def probe_line(h, p, n):
+    """The -v line of loop@n's probe: (reads, bytes, ms, what)."""
+    m = re.search(r"^waitdev: loop%d: probe: (\d+) reads?, (\d+) (KiB|bytes), "
+                  r"(\d+\.\d) ms: (.*)$" % n, p.stderr, re.M)
+    h.check(m, "expected the -v line 'loop%d: probe: N reads, N KiB, N.N "
+            "ms: ...'" % n, p)
+    unit = 1024 if m.group(3) == "KiB" else 1
+    return (int(m.group(1)), int(m.group(2)) * unit, float(m.group(4)),
+            m.group(5))
+
+
+def check_cost(h, p, obj, what):
+    cost = obj.get("probe")
+    h.check(isinstance(cost, dict) and set(cost) == {"reads", "bytes", "us"},
+            "%s: expected \"probe\":{reads,bytes,us}, got %r" % (what, cost),
+            p)
+    h.check(all(isinstance(cost[k], int) for k in cost),
+            "%s: figures must be integers (the loop device's stat is "
+            "readable): %r" % (what, cost), p)
+    h.check(cost["reads"] >= 1 and cost["bytes"] >= 512,
+            "%s: implausible: a probe of a cold ext4 device reads at least "
+            "one request of at least 512 bytes: %r" % (what, cost), p)
+    host.log("  %s: probe %d reads, %d bytes, %d us"
+             % (what, cost["reads"], cost["bytes"], cost["us"]))
+    return cost
+
+
+def check_probe_cost(h, n, img, u):
+    """Found: the target's "probe" and the -v line agree. Timed out on
+    another UUID: the probed device in "seen" carries "probe" too."""
+    detach_all(h)
+    p = h.start([h.waitdev, "-v", "--source", "kernel", "--cmdline", "",
+                 "--root", "UUID=" + u, "--timeout", "10", "--format",
+                 "json"])
+    h.expect_running(p, 0.5, "loop%d is detached" % n)
+    h.attach(n, img)
+    h.expect_exit(p, 0, 3)
+    t = json.loads(p.stdout)["targets"][0]
+    cost = check_cost(h, p, t, "found target")
+    reads, nbytes, _, what = probe_line(h, p, n)
+    h.check(what == "ext4", "the -v line names %r, not ext4" % what, p)
+    h.check((reads, nbytes) == (cost["reads"], cost["bytes"]),
+            "-v says %d reads, %d bytes, the JSON %r" % (reads, nbytes, cost),
+            p)
+    # attached again (a detach drops what the loop device had cached):
+    # the scan's probe, then the deadline
+    h.detach(n)
+    h.attach(n, img)
+    other = u[:-1] + ("0" if u[-1] != "0" else "1")
+    p = h.start([h.waitdev, "-v", "--source", "kernel", "--cmdline", "",
+                 "--root", "UUID=" + other, "--timeout", "1", "--format",
+                 "json"])
+    h.expect_exit(p, 1, 4)
+    t = json.loads(p.stdout)["targets"][0]
+    seen = [d for d in t.get("seen", []) if d.get("name") == "loop%d" % n]
+    h.check(seen, "loop%d missing from \"seen\"" % n, p)
+    check_cost(h, p, seen[0], "seen loop%d" % n)
+    h.detach(n)
+
+
 def body(h):
     if not h.blkid:
         raise host.Fatal("this waitdev was built without libblkid "
@@ -165,6 +233,8 @@ def body(h):
                 in p.stdout.splitlines(),
                 "expected WAITDEV_ROOT='/dev/loop%d'" % LOOPS["ext4"], p)
         h.detach(LOOPS["ext4"])
+    with h.case("ext4: the probe's cost, at -v and in the JSON"):
+        check_probe_cost(h, LOOPS["ext4"], img, u)
     with h.case("ext4: a UUID that differs in one digit does not match"):
         other = u[:-1] + ("0" if u[-1] != "0" else "1")
         not_found(h, LOOPS["ext4"], img,

@@ -1046,9 +1046,64 @@ static void test_roles(void)
 	}
 }
 
+/* rootfstype=: the types the kernel will mount the root as; the last
+ * wins, a malformed one is a problem and leaves the one before. */
+static void test_rootfstype(void)
+{
+	static const struct {
+		const char *line;
+		const char *want;
+		unsigned problems;
+	} cases[] = {
+		{ "root=/dev/sda1", "", 0 },
+		{ "root=/dev/sda1 rootfstype=ext4", "ext4", 0 },
+		{ "rootfstype=ext4,btrfs root=UUID=x", "ext4,btrfs", 0 },
+		{ "rootfstype=xfs rootfstype=ext4", "ext4", 0 },
+		{ "rootfstype=\"vfat\"", "vfat", 0 },
+		{ "rootfstype=fuse.sshfs", "fuse.sshfs", 0 },
+		{ "rootfstype=", "", 0 },
+		{ "rootfstype", "", 1 },
+		{ "rootfstype=ext4 rootfstype", "ext4", 1 },
+		{ "rootfstype=ext4 rootfstype=e/x", "ext4", 1 },
+		{ "rootfstype=ext4;reboot", "", 1 },
+		{ "rootfstype=ext\xa0"
+		  "4",
+		  "ext", 0 },			      /* 0xA0 is the kernel's blank */
+		{ "-- rootfstype=ext4", "", 0 },      /* init's */
+		{ "waitdev.rootfstype=ext4", "", 1 }, /* not ours */
+	};
+	char long_line[CMDLINE_FSTYPES_MAX + 32];
+	struct wait_config cfg;
+	char err[256];
+	unsigned i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cmdline_config_init(&cfg);
+		r = cmdline_parse(cases[i].line, &cfg, err, sizeof(err));
+		CHECK_MSG(r == 0, "\"%s\": returned %d", cases[i].line, r);
+		CHECK_MSG(streq(cfg.rootfstype, cases[i].want),
+			  "\"%s\": rootfstype \"%s\", expected \"%s\"", cases[i].line,
+			  cfg.rootfstype, cases[i].want);
+		CHECK_MSG(cfg.n_problems == cases[i].problems, "\"%s\": %u problems (%s)",
+			  cases[i].line, cfg.n_problems,
+			  cfg.n_problems ? cfg.problems[0] : "");
+	}
+	/* past the buffer: a problem, nothing half-kept */
+	snprintf(long_line, sizeof(long_line), "rootfstype=%0*d", CMDLINE_FSTYPES_MAX, 0);
+	cmdline_config_init(&cfg);
+	CHECK(cmdline_parse(long_line, &cfg, err, sizeof(err)) == 0);
+	CHECK(cfg.rootfstype[0] == '\0' && cfg.n_problems == 1);
+	/* strict: the problem ends the parse */
+	cmdline_config_init(&cfg);
+	cfg.strict = true;
+	CHECK(cmdline_parse("rootfstype=a/b", &cfg, err, sizeof(err)) == -EINVAL);
+}
+
 int main(void)
 {
 	test_roles();
+	test_rootfstype();
 	test_next_arg();
 	test_parse_ok();
 	test_parse_details();
