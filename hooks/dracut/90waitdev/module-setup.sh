@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # dracut module: wait for the root device with waitdev(8) in the initqueue
-# of dracut's shell (non-systemd) initrd.  See waitdev-hooks(7).
+# of dracut's shell (non-systemd) initrd; in its systemd initrd, the
+# diagnosis on the way to the emergency shell and the wait for
+# waitdev.net=.  See waitdev-hooks(7).
 
 # The waitdev to install: $WAITDEV_BINARY (tests, or a waitdev elsewhere),
 # else the one in dracut's PATH, else /usr/local/sbin's, where meson
@@ -36,13 +38,6 @@ depends() {
 
 # called by dracut
 install() {
-    # systemd's initrd waits for root with a device unit
-    # (dev-disk-by\x2duuid-....device): an event-driven wait already,
-    # with its timeout and emergency target.  Nothing to replace there.
-    if dracut_module_included "systemd"; then
-        dinfo "waitdev: systemd initrd: device units wait already; nothing installed"
-        return 0
-    fi
     local bin
     bin=$(waitdev_binary)
     if ! [[ -x $bin ]]; then
@@ -59,6 +54,42 @@ install() {
     # rootwait and consolewait are the same binary by other names (argv[0])
     ln_r /usr/sbin/waitdev /usr/sbin/rootwait
     ln_r /usr/sbin/waitdev /usr/sbin/consolewait
+    if dracut_module_included "systemd"; then
+        install_systemd
+        return 0
+    fi
     # 00: first in the initqueue, before the jobs of other modules poll
     inst_hook initqueue 00 "$moddir/waitdev-root.sh"
+}
+
+# systemd's initrd waits for root with a device unit
+# (dev-disk-by\x2duuid-....device), on udev's events, with its own
+# timeout (rd.timeout, x-systemd.device-timeout=) and emergency target:
+# waitdev does not wait for the root there, nor end that wait
+# (waitdev-hooks(7) says why).  It adds what systemd lacks: the
+# diagnosis on the way to the emergency shell, and the wait for
+# waitdev.net=.
+install_systemd() {
+    inst_script "$moddir/waitdev-systemd.sh" /usr/bin/waitdev-systemd
+    inst_simple "$moddir/waitdev-diagnose.service" \
+        "$systemdsystemunitdir/waitdev-diagnose.service"
+    inst_simple "$moddir/waitdev-net.service" \
+        "$systemdsystemunitdir/waitdev-net.service"
+    # emergency.target: a unit's failure (the root device job's timeout
+    # fails initrd-root-device.target and sysroot.mount's targets, whose
+    # OnFailure= is emergency.target); dracut-emergency.service: dracut's
+    # own "Could not boot." after rd.retry, which starts that service
+    # alone.  Nothing on the way of a boot that succeeds pulls it in.
+    # By hand, not systemctl add-wants: dracut-systemd (98) installs
+    # dracut-emergency.service after this module (90) ran, and
+    # systemctl refuses a unit that is not there yet.
+    local unit
+    for unit in emergency.target dracut-emergency.service; do
+        mkdir -p "$initdir/etc/systemd/system/$unit.wants"
+        ln_r "$systemdsystemunitdir/waitdev-diagnose.service" \
+            "/etc/systemd/system/$unit.wants/waitdev-diagnose.service"
+    done
+    # its ConditionKernelCommandLine=waitdev.net skips it without one
+    $SYSTEMCTL -q --root "$initdir" add-wants initrd.target waitdev-net.service
+    dinfo "waitdev: systemd initrd: the diagnosis on the way to the emergency shell, and waitdev.net="
 }

@@ -564,3 +564,62 @@ def boot_late(env, tool, name, plug_at=PLUG_AT):
     init = b.first(r"ROOT-INIT-OK")
     took = init - plugged if init and plugged else None
     return b, took
+
+
+# dracut modules of a systemd initrd: DRACUT_MODULES and dracut's systemd
+# modules, as dracut picks them by default wherever systemd is installed
+# (Fedora, RHEL, openSUSE, Debian with systemd)
+DRACUT_SYSTEMD_MODULES = (DRACUT_MODULES + " systemd systemd-initrd "
+                          "systemd-udevd systemd-journald "
+                          "systemd-tmpfiles dracut-systemd")
+
+
+def build_dracut_systemd(work, waitdev, kernel=None, modules=None,
+                         initqueue=False):
+    """dracut's systemd initrd, with the waitdev module (add_dracutmodules
+    in a dracut.conf.d file, as build_dracut()) when @waitdev is a path,
+    else the stock one; with @initqueue, one whose dracut-initqueue.service
+    runs (/lib/dracut/need-initqueue: what a hostonly image with its
+    host's devices on the command line, lvm, crypt, mdraid and the
+    network modules ask for; it gives up after rd.retry).
+    test/distro/systemd.py. Returns the harness environment for booting
+    it, as build()."""
+    need("dracut", "dracut-core")
+    need("/usr/lib/systemd/systemd", "systemd")
+    vmlinuz, tree, kver = harness.obtain_kernel(kernel, modules)
+    os.makedirs(work, exist_ok=True)
+    if waitdev:
+        harness.check_static(waitdev)
+    out = os.path.join(work, "dracut-systemd-%s%s.img"
+                       % ("waitdev" if waitdev else "stock",
+                          "-initqueue" if initqueue else ""))
+    d = fresh_dir(os.path.join(work, "dracut-files"), "confdir")
+    marker = os.path.join(d, "00-waitdev-test-start.sh")
+    with open(marker, "w") as f:
+        f.write(DRACUT_MARKER)
+    extra = ""
+    if initqueue:
+        flag = os.path.join(d, "need-initqueue")
+        open(flag, "w").close()
+        extra = "--include %s /lib/dracut/need-initqueue " % flag
+    script = ""
+    if waitdev:
+        with open(os.path.join(d, "confdir", "waitdev.conf"), "w") as f:
+            f.write('add_dracutmodules+=" waitdev "\n')
+        script += "cp -r %s /usr/lib/dracut/modules.d/90waitdev\n" % (
+            os.path.join(TOP, "hooks/dracut/90waitdev"))
+    script += (
+        "dracut --force --quiet --no-hostonly --no-hostonly-cmdline "
+        "--conf /dev/null --confdir {d}/confdir --no-early-microcode "
+        "--gzip --kver {kver} -m '{modules}' --drivers '{drivers}' "
+        "--include {marker} /lib/dracut/hooks/cmdline/00-waitdev-test-start.sh "
+        "{extra}{out}\n").format(d=d, kver=kver,
+                                 modules=DRACUT_SYSTEMD_MODULES,
+                                 drivers=" ".join(DRIVERS), marker=marker,
+                                 extra=extra, out=out)
+    env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
+    text = in_namespace(work, tree, kver, script, env, "dracut")
+    files = image_files(out)
+    check_image(out, waitdev, files)
+    return {"vmlinuz": vmlinuz, "kver": kver, "initrd": out, "work": work,
+            "output": text, "files": files}
