@@ -91,12 +91,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 
 from waitdevtest import harness, images
-from waitdevtest.harness import ROOT_UUID, Check, HarnessError, usb_stick
-from waitdevtest.images import APPEND, PLUG_AT, boot, boot_late
+from waitdevtest.harness import ROOT_UUID, Check, usb_stick
+from waitdevtest.images import (APPEND, OTHER_STICK, PLUG_AT, boot,
+                                boot_late, both, plug_on, quit_at, quit_on)
 
 # The stock *-late scenarios plug later: under TCG both tools take more
 # than 3 s from init's start to their wait for root (udev, module
@@ -108,8 +107,6 @@ LATE_PLUG_AT = 10.0
 # waitdev logs that line after its initial scan, subscribed to uevents
 # already, so the stick's events cannot come before its wait.
 WAITDEV_RUNNING = r"waitdev: root \S+: not there yet, waiting"
-OTHER_STICK = ["-drive", "if=none,id=other,format=raw,file=%(other)s",
-               "-device", "usb-storage,bus=xhci.0,drive=other"]
 # What each tool prints when it starts its rescue shell.
 RESCUE = {
     "dracut": "Dropping to debug shell.",
@@ -122,56 +119,6 @@ NEVER = {
     "dracut": ("rd.retry=6", 4.0),
     "mkinitramfs": ("waitdev.timeout=4", 4.0),
 }
-
-
-def quit_at(marker):
-    """A Boot react function: end QEMU once @marker was printed (a rescue
-    shell waits for a human otherwise)."""
-    def react(boot, qmp, t, line):
-        if marker in line and not getattr(boot, "quit_sent", False):
-            boot.quit_sent = True
-            try:
-                qmp.cmd("quit")
-            except (HarnessError, ValueError, OSError):
-                pass    # QEMU went away before it answered
-    return react
-
-
-def quit_on(pattern):
-    """quit_at() for a console line that matches the regular expression
-    @pattern."""
-    rx = re.compile(pattern)
-
-    def react(boot, qmp, t, line):
-        if rx.search(line):
-            quit_at(line)(boot, qmp, t, line)
-    return react
-
-
-def plug_on(pattern, device=None):
-    """A Boot react function: plug the stick (or @device, a (qmp command,
-    arguments) pair) once a console line matches @pattern (recorded in
-    boot.events, as a plan's plug is)."""
-    rx = re.compile(pattern)
-
-    def react(boot, qmp, t, line):
-        if boot.events or not rx.search(line):
-            return
-        cmd, args = device or usb_stick()
-        qmp.cmd(cmd, **args)
-        boot.events.append((time.monotonic(), cmd, args))
-        harness.log("%.2f s after /init, on \"%s\": %s %s"
-                    % (time.monotonic() - boot.init_at, line.strip(), cmd,
-                       args["driver"]))
-    return react
-
-
-def both(*reacts):
-    """A Boot react function that calls each of @reacts in turn."""
-    def react(boot, qmp, t, line):
-        for r in reacts:
-            r(boot, qmp, t, line)
-    return react
 
 
 def s_late(env, tool, with_waitdev):
@@ -683,61 +630,24 @@ SCENARIOS = {
 }
 
 
+def image_for(name, a, work, waitdev, built):
+    """The image of scenario @name, each built once (images.scenario_main)."""
+    tool, with_waitdev, _ = SCENARIOS[name]
+    key = (tool, with_waitdev)
+    if with_waitdev == "self":
+        built[key] = {"work": work, "waitdev": waitdev, "kernel": a.kernel,
+                      "modules": a.modules, "output": ""}
+    elif key not in built:
+        built[key] = images.build(
+            tool, work, waitdev if with_waitdev else None, a.kernel,
+            a.modules, with_waitdev == "assembler",
+            with_waitdev == "nobinary", net=with_waitdev == "net")
+    return built[key]
+
+
 def main():
-    ap = harness.scenario_args(__doc__.split("\n\n")[1])
-    a = ap.parse_args()
-    if a.list:
-        print("\n".join(SCENARIOS))
-        return 0
-    unknown = [s for s in a.scenarios if s not in SCENARIOS]
-    if unknown or not a.scenarios:
-        print("distro.py: %s; one or more of: %s" % (
-            "unknown scenario " + ", ".join(unknown) if unknown
-            else "no scenario given", " ".join(SCENARIOS)), file=sys.stderr)
-        return 2
-    if os.geteuid() != 0:
-        print("distro.py: needs root (mount namespace and overlayfs for "
-              "the image builds, as the qemu suite's module tree)",
-              file=sys.stderr)
-        return 1
-    work = a.work or tempfile.mkdtemp(prefix="waitdev-distro-")
-    os.makedirs(work, exist_ok=True)
-    waitdev = os.path.abspath(a.waitdev)
-    failed = []
-    try:
-        disk = harness.build_root_disk(work)[0]
-        other = harness.build_other_disk(work)
-        built = {}
-        for name in a.scenarios:
-            tool, with_waitdev, run = SCENARIOS[name]
-            key = (tool, with_waitdev)
-            if with_waitdev == "self":
-                built[key] = {"work": work, "waitdev": waitdev,
-                              "kernel": a.kernel, "modules": a.modules,
-                              "output": ""}
-            elif key not in built:
-                built[key] = images.build(
-                    tool, work, waitdev if with_waitdev else None,
-                    a.kernel, a.modules, with_waitdev == "assembler",
-                    with_waitdev == "nobinary", net=with_waitdev == "net")
-            env = dict(built[key], disk=disk, other=other)
-            c, b = run(env)
-            text = b.text() if b else env["output"]
-            with open(os.path.join(work, name + ".log"), "w") as f:
-                f.write(text + "\n")
-            if c.failures:
-                failed.append(name)
-                print("--- %s %s ---\n%s\n---" % (
-                    name, "console" if b else "build output", text[-6000:]))
-            print("%s: %s" % (name, "FAIL: " + "; ".join(c.failures)
-                              if c.failures else "ok"), flush=True)
-    except HarnessError as e:
-        print("distro.py: %s" % e, file=sys.stderr)
-        return 1
-    finally:
-        if not a.work:
-            shutil.rmtree(work, ignore_errors=True)
-    return 1 if failed else 0
+    return images.scenario_main("distro.py", __doc__.split("\n\n")[1],
+                                SCENARIOS, image_for)
 
 
 if __name__ == "__main__":

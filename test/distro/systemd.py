@@ -45,18 +45,13 @@ Times are the host's (time.monotonic() of the plug and of each console
 line as it arrived). Exit 0 when every scenario passed.
 """
 import os
-import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 from waitdevtest import harness, images
 from waitdevtest.harness import ROOT_UUID, Check, HarnessError
-from waitdevtest.images import APPEND, boot
+from waitdevtest.images import APPEND, OTHER_STICK, boot, plug_on, quit_at
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from distro import OTHER_STICK, plug_on, quit_at  # noqa: E402
 
 # systemd's line when udev's coldplug is done: the root's device unit
 # has been waited for since before it (initrd.target wants it), so a
@@ -222,54 +217,20 @@ SCENARIOS = {
 }
 
 
+def image_for(name, a, work, waitdev, built):
+    """The image of scenario @name, each built once (images.scenario_main)."""
+    key = SCENARIOS[name][0]
+    if key not in built:
+        built[key] = images.build_dracut_systemd(
+            work, waitdev if key[0] else None, a.kernel, a.modules,
+            initqueue=key[1])
+    return built[key]
+
+
 def main():
-    ap = harness.scenario_args(__doc__.split("\n\n")[1])
-    a = ap.parse_args()
-    if a.list:
-        print("\n".join(SCENARIOS))
-        return 0
-    unknown = [s for s in a.scenarios if s not in SCENARIOS]
-    if unknown or not a.scenarios:
-        print("systemd.py: %s; one or more of: %s" % (
-            "unknown scenario " + ", ".join(unknown) if unknown
-            else "no scenario given", " ".join(SCENARIOS)), file=sys.stderr)
-        return 2
-    if os.geteuid() != 0:
-        print("systemd.py: needs root (mount namespace and overlayfs for "
-              "the image builds)", file=sys.stderr)
-        return 1
-    work = a.work or tempfile.mkdtemp(prefix="waitdev-systemd-")
-    os.makedirs(work, exist_ok=True)
-    waitdev = os.path.abspath(a.waitdev)
-    failed = []
-    try:
-        disk = harness.build_root_disk(work)[0]
-        add_os_release(disk)
-        other = harness.build_other_disk(work)
-        built = {}
-        for name in a.scenarios:
-            key, run = SCENARIOS[name]
-            if key not in built:
-                built[key] = images.build_dracut_systemd(
-                    work, waitdev if key[0] else None, a.kernel,
-                    a.modules, initqueue=key[1])
-            env = dict(built[key], disk=disk, other=other)
-            c, b = run(env)
-            text = b.text()
-            with open(os.path.join(work, name + ".log"), "w") as f:
-                f.write(text + "\n")
-            if c.failures:
-                failed.append(name)
-                print("--- %s console ---\n%s\n---" % (name, text[-8000:]))
-            print("%s: %s" % (name, "FAIL: " + "; ".join(c.failures)
-                              if c.failures else "ok"), flush=True)
-    except HarnessError as e:
-        print("systemd.py: %s" % e, file=sys.stderr)
-        return 1
-    finally:
-        if not a.work:
-            shutil.rmtree(work, ignore_errors=True)
-    return 1 if failed else 0
+    return images.scenario_main("systemd.py", __doc__.split("\n\n")[1],
+                                SCENARIOS, image_for,
+                                prepare_disk=add_os_release)
 
 
 if __name__ == "__main__":

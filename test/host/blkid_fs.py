@@ -38,13 +38,10 @@ never asserted.
 import json
 import random
 import re
-import shlex
-import subprocess
 import sys
 import time
 import uuid
 sys.dont_write_bytecode = True
-import os  # noqa: E402
 from waitdevtest import host  # noqa: E402
 
 LOOPS = {"ext4": 100, "vfat": 101, "btrfs": 102, "xfs": 103,
@@ -52,23 +49,8 @@ LOOPS = {"ext4": 100, "vfat": 101, "btrfs": 102, "xfs": 103,
 DEADLINE = 2    # seconds, for the waits that must not end
 
 
-def blkid_p(h, img):
-    """(status, {KEY: value}) of blkid -p -o export IMG (low-level probe,
-    no cache): status 0 found, 2 nothing, 8 ambivalent."""
-    r = subprocess.run(["blkid", "-p", "-o", "export", img],
-                       capture_output=True, text=True)
-    vals = {}
-    for line in r.stdout.splitlines():     # KEY=value, shell-escaped
-        key, sep, val = line.partition("=")
-        if sep:
-            vals[key] = "".join(shlex.split(val))
-    host.log("  blkid -p %s: status %d %s" % (os.path.basename(img),
-                                              r.returncode, vals))
-    return r.returncode, vals
-
-
 def expect_blkid(h, img, **want):
-    rc, vals = blkid_p(h, img)
+    rc, vals = host.blkid_p(img)
     for k, v in want.items():
         if rc != 0 or vals.get(k) != v:
             raise host.Fatal("blkid -p %s: expected %s=%s, got status %d "
@@ -275,7 +257,7 @@ def body(h):
     with open(img, "r+b") as f:
         f.seek(0x438)                               # s_magic 0xEF53
         f.write(b"\0\0")
-    rc, vals = blkid_p(h, img)
+    rc, vals = host.blkid_p(img)
     if rc != 2:
         raise host.Fatal("blkid -p still finds something on %s with "
                          "the ext4 magic zeroed: status %d %s"
@@ -298,13 +280,8 @@ def body(h):
                                             "-n", "WDT TWO"])
     expect_blkid(h, donor, TYPE="ext4", UUID=u)     # each alone is
     expect_blkid(h, img, TYPE="vfat", UUID=vuuid)   # recognised
-    with open(donor, "rb") as f:
-        f.seek(1024)
-        sb = f.read(1024)
-    with open(img, "r+b") as f:
-        f.seek(1024)
-        f.write(sb)
-    rc, vals = blkid_p(h, img)
+    host.graft_ext_superblock(donor, img)
+    rc, vals = host.blkid_p(img)
     if rc != 8:
         raise host.Fatal("could not make an image with two signatures: "
                          "blkid -p says status %d %s, not 8 (ambivalent)"

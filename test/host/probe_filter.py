@@ -33,7 +33,6 @@ asserted: the device's stat counts every reader).
 import json
 import os
 import random
-import shlex
 import struct
 import subprocess
 import sys
@@ -46,21 +45,8 @@ NODE = "/dev/loop%d" % N
 MD_MAGIC = 0xa92b4efc
 
 
-def blkid_p(img):
-    r = subprocess.run(["blkid", "-p", "-o", "export", img],
-                       capture_output=True, text=True)
-    vals = {}
-    for line in r.stdout.splitlines():
-        key, sep, val = line.partition("=")
-        if sep:
-            vals[key] = "".join(shlex.split(val))
-    host.log("  blkid -p %s: status %d %s" % (os.path.basename(img),
-                                              r.returncode, vals))
-    return r.returncode, vals
-
-
 def expect_blkid(img, status=0, **want):
-    rc, vals = blkid_p(img)
+    rc, vals = host.blkid_p(img)
     if rc != status or any(vals.get(k) != v for k, v in want.items()):
         raise host.Fatal("blkid -p %s: expected status %d %s, got %d %s "
                          "(the image is not what this test needs)"
@@ -185,7 +171,7 @@ def body(h):
     if r.returncode != 0:
         raise host.Fatal("cryptsetup luksFormat: status %d: %s (package "
                          "cryptsetup-bin)" % (r.returncode, r.stderr))
-    rc, vals = blkid_p(img)
+    rc, vals = host.blkid_p(img)
     if rc != 0 or vals.get("TYPE") != "crypto_LUKS":
         raise host.Fatal("blkid -p %s: not crypto_LUKS" % img)
     with h.case("LUKS2 container: recognised as crypto_LUKS with "
@@ -201,12 +187,7 @@ def body(h):
                     mkfs_args=["-U", u, "-L", "wdt-two"])
     img = h.image("two", "vfat", size=8 << 20, mkfs_args=[
         "-R", "8", "-i", "%08X" % random.getrandbits(32)])
-    with open(donor, "rb") as f:
-        f.seek(1024)
-        sb = f.read(1024)
-    with open(img, "r+b") as f:
-        f.seek(1024)
-        f.write(sb)
+    host.graft_ext_superblock(donor, img)
     expect_blkid(img, status=8)                     # ambivalent
     with h.case("vfat + ext4 signatures: ambivalent without rootfstype= "
                 "and with rootfstype=ext4,vfat"):

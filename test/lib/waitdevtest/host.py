@@ -821,6 +821,33 @@ def shell_vars(text):
     return out
 
 
+def blkid_p(img):
+    """(status, {KEY: value}) of blkid -p -o export IMG (low-level probe,
+    no cache): status 0 found, 2 nothing, 8 ambivalent."""
+    r = subprocess.run(["blkid", "-p", "-o", "export", img],
+                       capture_output=True, text=True)
+    vals = {}
+    for line in r.stdout.splitlines():     # KEY=value, shell-escaped
+        key, sep, val = line.partition("=")
+        if sep:
+            vals[key] = "".join(shlex.split(val))
+    log("  blkid -p %s: status %d %s" % (os.path.basename(img),
+                                         r.returncode, vals))
+    return r.returncode, vals
+
+
+def graft_ext_superblock(donor, img):
+    """Copies the ext2/3/4 superblock of image @donor (1 KiB at 1 KiB)
+    into image @img: on a vfat image with its FAT past 4 KiB, two intact
+    signatures, which libblkid calls ambivalent."""
+    with open(donor, "rb") as f:
+        f.seek(1024)
+        sb = f.read(1024)
+    with open(img, "r+b") as f:
+        f.seek(1024)
+        f.write(sb)
+
+
 def parse_json(text):
     try:
         return json.loads(text)

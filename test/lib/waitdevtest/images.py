@@ -32,8 +32,12 @@ its hot-plugs from. Standard library only.
 """
 import hashlib
 import os
+import re
 import shutil
 import subprocess
+import sys
+import tempfile
+import time
 
 from waitdevtest import TOP, harness
 from waitdevtest.harness import (DRIVE, ROOT_UUID, XHCI, HarnessError, log,
@@ -299,6 +303,39 @@ def fresh_dir(path, *subdirs):
     return path
 
 
+def dracut_files(work, hooks):
+    """The files of a dracut run: a fresh directory with the test's
+    cmdline hook (DRACUT_MARKER) and a confdir that asks for the waitdev
+    module when @hooks. Returns (directory, marker)."""
+    d = fresh_dir(os.path.join(work, "dracut-files"), "confdir")
+    marker = os.path.join(d, "00-waitdev-test-start.sh")
+    with open(marker, "w") as f:
+        f.write(DRACUT_MARKER)
+    if hooks:
+        with open(os.path.join(d, "confdir", "waitdev.conf"), "w") as f:
+            f.write('add_dracutmodules+=" waitdev "\n')
+    return d, marker
+
+
+def dracut_script(d, marker, kver, modules, out, hooks, extra=""):
+    """The shell lines that run dracut in the image namespace: the
+    module of hooks/ installed when @hooks, then dracut with the conf
+    of dracut_files() @d, @modules, the test's drivers and @extra
+    arguments, into @out."""
+    script = ""
+    if hooks:
+        script += "cp -r %s /usr/lib/dracut/modules.d/90waitdev\n" % (
+            os.path.join(TOP, "hooks/dracut/90waitdev"))
+    return script + (
+        "dracut --force --quiet --no-hostonly --no-hostonly-cmdline "
+        "--conf /dev/null --confdir {d}/confdir --no-early-microcode "
+        "--gzip --kver {kver} -m '{modules}' --drivers '{drivers}' "
+        "--include {marker} /lib/dracut/hooks/cmdline/00-waitdev-test-start.sh "
+        "{extra}{out}\n").format(d=d, kver=kver, modules=modules,
+                                 drivers=" ".join(DRIVERS), marker=marker,
+                                 extra=extra, out=out)
+
+
 def build_dracut(work, tree, kver, waitdev, out, assembler=False,
                  hooks=None, packages=(), hide=()):
     """dracut's shell initrd; with waitdev when @waitdev is a path; with
@@ -310,13 +347,7 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
     need("dracut", "dracut-core")
     if hooks is None:
         hooks = bool(waitdev)
-    d = fresh_dir(os.path.join(work, "dracut-files"), "confdir")
-    marker = os.path.join(d, "00-waitdev-test-start.sh")
-    with open(marker, "w") as f:
-        f.write(DRACUT_MARKER)
-    if hooks:
-        with open(os.path.join(d, "confdir", "waitdev.conf"), "w") as f:
-            f.write('add_dracutmodules+=" waitdev "\n')
+    d, marker = dracut_files(work, hooks)
     modules = DRACUT_MODULES
     for pkg in packages:
         modules += " " + " ".join(STACKED[pkg])
@@ -327,18 +358,7 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
             f.write(ASSEMBLER)
         os.chmod(path, 0o755)
         lvm = "--include %s /sbin/lvm " % path
-    script = ""
-    if hooks:
-        script += "cp -r %s /usr/lib/dracut/modules.d/90waitdev\n" % (
-            os.path.join(TOP, "hooks/dracut/90waitdev"))
-    script += (
-        "dracut --force --quiet --no-hostonly --no-hostonly-cmdline "
-        "--conf /dev/null --confdir {d}/confdir --no-early-microcode "
-        "--gzip --kver {kver} -m '{modules}' --drivers '{drivers}' "
-        "--include {marker} /lib/dracut/hooks/cmdline/00-waitdev-test-start.sh "
-        "{lvm}{out}\n").format(d=d, kver=kver, modules=modules,
-                               drivers=" ".join(DRIVERS), marker=marker,
-                               out=out, lvm=lvm)
+    script = dracut_script(d, marker, kver, modules, out, hooks, lvm)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
     text = in_namespace(work, tree, kver, script, env, "dracut", packages,
                         hide)
@@ -593,33 +613,129 @@ def build_dracut_systemd(work, waitdev, kernel=None, modules=None,
     out = os.path.join(work, "dracut-systemd-%s%s.img"
                        % ("waitdev" if waitdev else "stock",
                           "-initqueue" if initqueue else ""))
-    d = fresh_dir(os.path.join(work, "dracut-files"), "confdir")
-    marker = os.path.join(d, "00-waitdev-test-start.sh")
-    with open(marker, "w") as f:
-        f.write(DRACUT_MARKER)
+    d, marker = dracut_files(work, bool(waitdev))
     extra = ""
     if initqueue:
         flag = os.path.join(d, "need-initqueue")
         open(flag, "w").close()
         extra = "--include %s /lib/dracut/need-initqueue " % flag
-    script = ""
-    if waitdev:
-        with open(os.path.join(d, "confdir", "waitdev.conf"), "w") as f:
-            f.write('add_dracutmodules+=" waitdev "\n')
-        script += "cp -r %s /usr/lib/dracut/modules.d/90waitdev\n" % (
-            os.path.join(TOP, "hooks/dracut/90waitdev"))
-    script += (
-        "dracut --force --quiet --no-hostonly --no-hostonly-cmdline "
-        "--conf /dev/null --confdir {d}/confdir --no-early-microcode "
-        "--gzip --kver {kver} -m '{modules}' --drivers '{drivers}' "
-        "--include {marker} /lib/dracut/hooks/cmdline/00-waitdev-test-start.sh "
-        "{extra}{out}\n").format(d=d, kver=kver,
-                                 modules=DRACUT_SYSTEMD_MODULES,
-                                 drivers=" ".join(DRIVERS), marker=marker,
-                                 extra=extra, out=out)
+    script = dracut_script(d, marker, kver, DRACUT_SYSTEMD_MODULES, out,
+                           bool(waitdev), extra)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
     text = in_namespace(work, tree, kver, script, env, "dracut")
     files = image_files(out)
     check_image(out, waitdev, files)
     return {"vmlinuz": vmlinuz, "kver": kver, "initrd": out, "work": work,
             "output": text, "files": files}
+
+
+# ------------------------------------------------- the boots' helpers
+
+# a second USB stick (harness.build_other_disk()): what the diagnosis
+# lists when the root never comes
+OTHER_STICK = ["-drive", "if=none,id=other,format=raw,file=%(other)s",
+               "-device", "usb-storage,bus=xhci.0,drive=other"]
+
+
+def quit_at(marker):
+    """A Boot react function: end QEMU once @marker was printed (a rescue
+    shell waits for a human otherwise)."""
+    def react(boot, qmp, t, line):
+        if marker in line and not getattr(boot, "quit_sent", False):
+            boot.quit_sent = True
+            try:
+                qmp.cmd("quit")
+            except (HarnessError, ValueError, OSError):
+                pass    # QEMU went away before it answered
+    return react
+
+
+def quit_on(pattern):
+    """quit_at() for a console line that matches the regular expression
+    @pattern."""
+    rx = re.compile(pattern)
+
+    def react(boot, qmp, t, line):
+        if rx.search(line):
+            quit_at(line)(boot, qmp, t, line)
+    return react
+
+
+def plug_on(pattern, device=None):
+    """A Boot react function: plug the stick (or @device, a (qmp command,
+    arguments) pair) once a console line matches @pattern (recorded in
+    boot.events, as a plan's plug is)."""
+    rx = re.compile(pattern)
+
+    def react(boot, qmp, t, line):
+        if boot.events or not rx.search(line):
+            return
+        cmd, args = device or usb_stick()
+        qmp.cmd(cmd, **args)
+        boot.events.append((time.monotonic(), cmd, args))
+        harness.log("%.2f s after /init, on \"%s\": %s %s"
+                    % (time.monotonic() - boot.init_at, line.strip(), cmd,
+                       args["driver"]))
+    return react
+
+
+def both(*reacts):
+    """A Boot react function that calls each of @reacts in turn."""
+    def react(boot, qmp, t, line):
+        for r in reacts:
+            r(boot, qmp, t, line)
+    return react
+
+
+def scenario_main(prog, description, scenarios, image_for, prepare_disk=None):
+    """main() of an image boot script (test/distro): its command line
+    (harness.scenario_args()), then each scenario named there, whose
+    @scenarios entry ends with run(env) -> (Check, Boot or None), on the
+    image image_for(name, args, work, waitdev, built) returns (built: the
+    images so far, for reuse) with the root disk (after @prepare_disk(disk))
+    and the other stick. Exit 0 when every scenario passed."""
+    a = harness.scenario_args(description).parse_args()
+    if a.list:
+        print("\n".join(scenarios))
+        return 0
+    unknown = [s for s in a.scenarios if s not in scenarios]
+    if unknown or not a.scenarios:
+        print("%s: %s; one or more of: %s" % (
+            prog, "unknown scenario " + ", ".join(unknown) if unknown
+            else "no scenario given", " ".join(scenarios)), file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("%s: needs root (mount namespace and overlayfs for the image "
+              "builds, as the qemu suite's module tree)" % prog,
+              file=sys.stderr)
+        return 1
+    work = a.work or tempfile.mkdtemp(prefix="waitdev-%s-" % prog[:-3])
+    os.makedirs(work, exist_ok=True)
+    waitdev = os.path.abspath(a.waitdev)
+    failed = []
+    try:
+        disk = harness.build_root_disk(work)[0]
+        if prepare_disk:
+            prepare_disk(disk)
+        other = harness.build_other_disk(work)
+        built = {}
+        for name in a.scenarios:
+            env = dict(image_for(name, a, work, waitdev, built), disk=disk,
+                       other=other)
+            c, b = scenarios[name][-1](env)
+            text = b.text() if b else env.get("output", "")
+            with open(os.path.join(work, name + ".log"), "w") as f:
+                f.write(text + "\n")
+            if c.failures:
+                failed.append(name)
+                print("--- %s %s ---\n%s\n---" % (
+                    name, "console" if b else "build output", text[-8000:]))
+            print("%s: %s" % (name, "FAIL: " + "; ".join(c.failures)
+                              if c.failures else "ok"), flush=True)
+    except HarnessError as e:
+        print("%s: %s" % (prog, e), file=sys.stderr)
+        return 1
+    finally:
+        if not a.work:
+            shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
