@@ -52,6 +52,9 @@ struct device {
 	uint64_t size; /* in 512-byte sectors; 0 = no medium */
 	/* filled by a probe back end or the udev source, NULL otherwise */
 	bool probed; /* fs_* below are known (NULL: nothing there) */
+	/* the probe could not read the medium (-EIO, ...): probed is set,
+	 * with nothing found, so it is not ready; 0 otherwise */
+	int probe_err;
 	/* the medium the probe read or reads: DISKSEQ (0: unknown), size */
 	uint64_t probed_diskseq, probed_size;
 	/* the probe in flight (prober.h), 0 for none; stale: an event came

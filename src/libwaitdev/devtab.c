@@ -201,7 +201,14 @@ static void forget_probe(struct device *dev)
 	}
 	dev->fs_ambivalent = false;
 	dev->probed = false;
+	dev->probe_err = 0;
 	memset(&dev->probe_cost, 0, sizeof(dev->probe_cost));
+}
+
+/* A probe that failed without reading the medium: open() refused. */
+static bool probe_err_unknowing(int err)
+{
+	return err == -EACCES || err == -EPERM || err == -ENOENT;
 }
 
 /* A probe's values: "" is nothing found. */
@@ -219,8 +226,16 @@ static int apply_probe(struct device *dev, const struct probe_msg *msg)
 	forget_probe(dev);
 	/* what reading it cost is known even when nothing else is */
 	dev->probe_cost = msg->cost;
-	if (msg->err < 0)
-		return 0; /* unreadable: we know nothing */
+	if (msg->err < 0) {
+		/* a medium that cannot be read is no root; a node we may not
+		 * open (a caller without the right) or do not have tells
+		 * nothing of it: then readiness goes by the size */
+		if (!probe_err_unknowing(msg->err)) {
+			dev->probe_err = msg->err;
+			dev->probed = true;
+		}
+		return 0;
+	}
 	dev->fs_ambivalent = msg->ambivalent;
 	if (set_value(&dev->fs_type, msg->fs_type) < 0 ||
 	    set_value(&dev->fs_uuid, msg->fs_uuid) < 0 ||

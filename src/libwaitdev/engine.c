@@ -363,7 +363,7 @@ static int engine_probe_done(struct engine *e, const struct probe_msg *msg)
 	} else if (errno_is_resource(msg->err)) {
 		return engine_fail(e, msg->err, "cannot probe /dev/%s", dev->name);
 	} else if (msg->err < 0) {
-		/* unreadable: we know nothing, readiness goes by size */
+		/* devtab: not ready, or (not ours to open) judged by size */
 		log_debug("%s: probe: %s", dev->name, strerror(-msg->err));
 	} else if (r < 0) {
 		return engine_fail(e, -ENOMEM, "cannot probe /dev/%s", dev->name);

@@ -75,6 +75,9 @@ static void seen_block(const struct device *d)
 	else if (d->fs_ambivalent)
 		len += (size_t)snprintf(fs, sizeof(fs),
 					", several filesystem signatures");
+	else if (d->probe_err)
+		len += (size_t)snprintf(fs, sizeof(fs), ", cannot be read (%s)",
+					strerror(-d->probe_err));
 	if (d->part_uuid && !d->probe_id && len < sizeof(fs))
 		len += (size_t)snprintf(fs + len, sizeof(fs) - len, ", PARTUUID=%s",
 					partuuid);
@@ -211,6 +214,9 @@ bool report_not_ready(const struct engine *e, const struct target *t,
 		shown(d->name, name);
 		if (d->kind == DEV_BLOCK && d->size == 0)
 			snprintf(buf, size, "%s has no medium (size 0)", name);
+		else if (d->kind == DEV_BLOCK && d->probe_err)
+			snprintf(buf, size, "%s cannot be read (%s)", name,
+				 strerror(-d->probe_err));
 		else if (d->kind == DEV_BLOCK && d->fs_ambivalent)
 			snprintf(buf, size,
 				 "%s has more than one filesystem signature "

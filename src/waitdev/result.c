@@ -196,6 +196,10 @@ static void json_device(FILE *out, const struct device *d)
 		json_key_string(out, "fs_label", d->probe_id ? NULL : d->fs_label);
 		json_key_string(out, "part_uuid", d->part_uuid);
 		json_key_string(out, "dm_name", d->dm_name);
+		/* the probe's reads failed: not ready, and why */
+		json_key_string(out, "read_error",
+				d->probe_id || !d->probe_err ? NULL
+							     : strerror(-d->probe_err));
 		json_probe_cost(out, d);
 	}
 	fputc('}', out);

@@ -4,7 +4,8 @@
  * answer while a flag file exists: the backing of a loop device that
  * stalls (test/host/probe_stall.py). A read that comes while the flag
  * exists waits until it is removed (at most 120 s), then answers from
- * the backing file.
+ * the backing file. While FLAG.eio exists, reads fail with EIO instead:
+ * a device whose medium cannot be read.
  *
  * Usage: fuse-stall BACKING FLAG MOUNTPOINT (stays in the foreground;
  * umount MOUNTPOINT ends it)
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 static const char *flag;
+static char eio_flag[4096];
 static int backing_fd = -1;
 static off_t backing_size;
 
@@ -72,6 +74,8 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off,
 
 	(void)path;
 	(void)fi;
+	if (access(eio_flag, F_OK) == 0)
+		return -EIO;
 	for (i = 0; i < 1200 && access(flag, F_OK) == 0; i++)
 		usleep(100 * 1000);
 	n = pread(backing_fd, buf, size, off);
@@ -95,6 +99,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	flag = argv[2];
+	if (snprintf(eio_flag, sizeof(eio_flag), "%s.eio", flag) >=
+	    (int)sizeof(eio_flag)) {
+		fprintf(stderr, "fuse-stall: %s: name too long\n", flag);
+		return 2;
+	}
 	backing_fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 	if (backing_fd < 0 || fstat(backing_fd, &st) < 0) {
 		perror(argv[1]);

@@ -11,12 +11,17 @@ for LABEL= in a child process, so:
 - --timeout 2: exit status 1 at the deadline, not when the read ends;
 - SIGTERM while the probe hangs: status 143 and "interrupted", promptly;
 - control: the flag removed while waitdev waits, the read answers and
-  the label is found (the stall was all that stood in the way).
+  the label is found (the stall was all that stood in the way);
+- reads that fail (EIO, issue 14 item 4): --root /dev/loop109 is not
+  ready, and the diagnosis and the JSON say that it cannot be read.
+  Before, a device the probe could not read was judged by its size
+  alone, and found.
 
 Before the fix waitdev read the device itself and stayed in D state until
 the read ended (here: until the flag was removed).
 """
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -57,9 +62,23 @@ class Stall:
             raise host.Fatal("fuse-stall: %s did not appear" % self.disk)
         self.readers = []
 
-    def attach(self, stalled=True):
+    def attach(self, stalled=True, failing=False):
         """Attaches loop109 to the FUSE file; with @stalled, reads of it
-        hang until release(). Checks that they do."""
+        hang until release(), with @failing they fail (EIO). Checks that
+        they do."""
+        if failing:
+            open(self.flag + ".eio", "w").close()
+            self.h.attach(N, self.disk)
+            dd = subprocess.run(["dd", "if=" + NODE, "of=/dev/null",
+                                 "bs=4096", "count=1", "iflag=direct"],
+                                stdin=subprocess.DEVNULL,
+                                capture_output=True, text=True)
+            self.h.check(dd.returncode != 0 and
+                         "Input/output error" in dd.stderr,
+                         "precondition: a read of %s should fail with "
+                         "EIO; dd: status %d, %r" % (NODE, dd.returncode,
+                                                     dd.stderr.strip()))
+            return
         if stalled:
             open(self.flag, "w").close()
         self.h.attach(N, self.disk)
@@ -87,8 +106,9 @@ class Stall:
 
     def release(self):
         """Lets the hanging reads answer, waits for them, detaches."""
-        if os.path.exists(self.flag):
-            os.unlink(self.flag)
+        for flag in (self.flag, self.flag + ".eio"):
+            if os.path.exists(flag):
+                os.unlink(flag)
         for dd in self.readers:
             try:
                 dd.wait(15)
@@ -182,6 +202,31 @@ def cases(h, s):
             h.expect_exit(p, 0, 3.0, since=t, why="once reads answer")
             h.check(p.stdout == "root %s\n" % NODE,
                     "expected 'root %s' on stdout" % NODE, p)
+
+    with h.case("reads of %s fail (EIO): not ready, and the diagnosis "
+                "and the JSON say it cannot be read" % NODE):
+        try:
+            s.attach(failing=True)
+            p = h.start([h.waitdev, "--source", "kernel", "--cmdline", "",
+                         "--root", NODE, "--timeout", str(1 * h.scale),
+                         "--format", "json"])
+            h.expect_exit(p, 1, 1 * h.scale + 1.5,
+                          why="at the deadline: the device is not ready")
+            try:
+                t = json.loads(p.stdout)["targets"][0]
+            except (ValueError, KeyError, IndexError):
+                t = {}
+            h.check(t.get("state") == "timeout" and
+                    t.get("why") == "not_ready" and
+                    t.get("device") == NODE,
+                    "expected root %s not ready in the JSON" % NODE, p)
+            h.check("loop%d cannot be read (Input/output error)" % N
+                    in (t.get("reason") or "") and
+                    "cannot be read (Input/output error)" in p.stderr,
+                    "expected the reason 'cannot be read (Input/output "
+                    "error)' in the JSON and the diagnosis", p)
+        finally:
+            s.release()
 
 
 if __name__ == "__main__":
