@@ -24,17 +24,6 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from waitdevtest import host  # noqa: E402
 
-SEQ = [90000]
-
-
-def uevent(subsystem, name, *fields):
-    devpath = b"/devices/virtual/%s/%s" % (subsystem, name)
-    SEQ[0] += 1
-    parts = [b"add@" + devpath, b"ACTION=add", b"DEVPATH=" + devpath,
-             b"SUBSYSTEM=" + subsystem] + list(fields)
-    return b"\0".join(parts + [b"SEQNUM=%d" % SEQ[0]]) + b"\0"
-
-
 EVIL = b"wdtq\nnet eth0\x1b[2J'$(id)"
 
 
@@ -95,8 +84,9 @@ def cases(h):
     with h.case("--console ttyNOPE0: a tty named by 1,500 bytes is "
                 "listed cut, the diagnosis does not crash"):
         p = run_fed(h, ["--console", "ttyNOPE0", "--timeout", "1"],
-                    [uevent(b"tty", b"wdtlong", b"MAJOR=4", b"MINOR=99",
-                            b"DEVNAME=" + b"x" * 1500)], 1, 3)
+                    [host.uevent_datagram(b"tty", b"wdtlong", b"MAJOR=4",
+                                          b"MINOR=99",
+                                          b"DEVNAME=" + b"x" * 1500)], 1, 3)
         h.check("seen ttys:" in p.stderr and
                 "xxxx...(truncated)" in p.stderr,
                 "expected the long name in 'seen ttys:', cut", p)
@@ -105,8 +95,8 @@ def cases(h):
                 p)
 
     evil = EVIL
-    nets = [uevent(b"net", evil, b"INTERFACE=" + evil,
-                   b"IFINDEX=99999")]
+    nets = [host.uevent_datagram(b"net", evil, b"INTERFACE=" + evil,
+                                 b"IFINDEX=99999")]
     with h.case("--net 'wdtq*': a newline in the name cannot forge a "
                 "line of plain output"):
         p = run_fed(h, ["--net", "wdtq*", "--timeout", "5"], nets, 0, 3)

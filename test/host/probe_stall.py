@@ -36,30 +36,15 @@ LABEL = "wdt-stall"
 
 
 class Stall:
-    """The FUSE file and its flag; the loop device attached per case, so
-    that nothing a case read is cached for the next one."""
+    """The FUSE file (host.StalledFile) of an ext4 image; the loop device
+    attached per case, so that nothing a case read is cached for the
+    next one."""
 
     def __init__(self, h):
         self.h = h
-        helper = os.environ.get("WAITDEV_FUSE_STALL", "")
-        if not helper or not os.access(helper, os.X_OK):
-            raise host.Fatal(
-                "fuse-stall helper missing ($WAITDEV_FUSE_STALL=%r): the "
-                "build needs libfuse3 (tools/install-deps: libfuse3-dev "
-                "fuse3)" % helper)
-        if not os.path.exists("/dev/fuse"):
-            raise host.Fatal("/dev/fuse is missing (CONFIG_FUSE_FS)")
-        self.img = h.image("stall", "ext4", mkfs_args=["-L", LABEL])
-        self.mnt = os.path.join(h.tmp, "mnt")
-        self.flag = os.path.join(h.tmp, "stall-flag")
-        self.disk = os.path.join(self.mnt, "disk")
-        os.mkdir(self.mnt)
-        host.log("+ %s %s %s %s &" % (helper, self.img, self.flag,
-                                      self.mnt))
-        self.fuse = subprocess.Popen([helper, self.img, self.flag, self.mnt],
-                                     stdin=subprocess.DEVNULL)
-        if not host.poll(lambda: os.path.exists(self.disk), 5):
-            raise host.Fatal("fuse-stall: %s did not appear" % self.disk)
+        img = h.image("stall", "ext4", mkfs_args=["-L", LABEL])
+        self.file = host.StalledFile(img, h.tmp)
+        self.flag = self.file.flag
         self.readers = []
 
     def attach(self, stalled=True, failing=False):
@@ -67,8 +52,8 @@ class Stall:
         hang until release(), with @failing they fail (EIO). Checks that
         they do."""
         if failing:
-            open(self.flag + ".eio", "w").close()
-            self.h.attach(N, self.disk)
+            self.file.fail()
+            self.h.attach(N, self.file.path)
             dd = subprocess.run(["dd", "if=" + NODE, "of=/dev/null",
                                  "bs=4096", "count=1", "iflag=direct"],
                                 stdin=subprocess.DEVNULL,
@@ -80,8 +65,8 @@ class Stall:
                                                      dd.stderr.strip()))
             return
         if stalled:
-            open(self.flag, "w").close()
-        self.h.attach(N, self.disk)
+            self.file.stall()
+        self.h.attach(N, self.file.path)
         if not stalled:
             return
         dd = subprocess.Popen(["dd", "if=" + NODE, "of=/dev/null",
@@ -106,9 +91,7 @@ class Stall:
 
     def release(self):
         """Lets the hanging reads answer, waits for them, detaches."""
-        for flag in (self.flag, self.flag + ".eio"):
-            if os.path.exists(flag):
-                os.unlink(flag)
+        self.file.release()
         for dd in self.readers:
             try:
                 dd.wait(15)
@@ -119,13 +102,7 @@ class Stall:
 
     def close(self):
         self.release()
-        subprocess.run(["umount", self.mnt], capture_output=True)
-        try:
-            self.fuse.wait(5)
-        except subprocess.TimeoutExpired:
-            self.fuse.kill()
-            self.fuse.wait()
-        os.rmdir(self.mnt)
+        self.file.close()
 
 
 def default_signals():

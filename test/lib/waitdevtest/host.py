@@ -864,3 +864,68 @@ def counters(stderr):
         return None
     return dict(zip(("received", "accepted", "forged", "malformed",
                      "overflows", "rescans"), map(int, m.groups())))
+
+
+_SEQNUM = [90000]
+
+
+def uevent_datagram(subsystem, name, *fields, devpath=None):
+    """An "add" uevent as the kernel multicasts it, for --uevent-fd:
+    bytes; DEVPATH /devices/virtual/SUBSYSTEM/NAME unless @devpath."""
+    if devpath is None:
+        devpath = b"/devices/virtual/%s/%s" % (subsystem, name)
+    _SEQNUM[0] += 1
+    parts = [b"add@" + devpath, b"ACTION=add", b"DEVPATH=" + devpath,
+             b"SUBSYSTEM=" + subsystem] + list(fields)
+    return b"\0".join(parts + [b"SEQNUM=%d" % _SEQNUM[0]]) + b"\0"
+
+
+class StalledFile:
+    """A copy of @backing served by test/host/fuse_stall.c
+    ($WAITDEV_FUSE_STALL) at .path, under @tmp: reads of it hang while
+    stall() is in effect (the reader sleeps in D state, and no signal
+    but the answer gets it out), and fail with EIO while fail() is;
+    release() makes them answer again. close() unmounts it."""
+
+    def __init__(self, backing, tmp):
+        helper = os.environ.get("WAITDEV_FUSE_STALL", "")
+        if not helper or not os.access(helper, os.X_OK):
+            raise Fatal(
+                "fuse-stall helper missing ($WAITDEV_FUSE_STALL=%r): the "
+                "build needs libfuse3 (tools/install-deps: libfuse3-dev "
+                "fuse3)" % helper)
+        if not os.path.exists("/dev/fuse"):
+            raise Fatal("/dev/fuse is missing (CONFIG_FUSE_FS)")
+        self.mnt = os.path.join(tmp, "mnt")
+        self.flag = os.path.join(tmp, "stall-flag")
+        self.path = os.path.join(self.mnt, "disk")
+        os.mkdir(self.mnt)
+        log("+ %s %s %s %s &" % (helper, backing, self.flag, self.mnt))
+        self.fuse = subprocess.Popen([helper, backing, self.flag, self.mnt],
+                                     stdin=subprocess.DEVNULL)
+        if not poll(lambda: os.path.exists(self.path), 5):
+            raise Fatal("fuse-stall: %s did not appear" % self.path)
+
+    def stall(self):
+        open(self.flag, "w").close()
+
+    def fail(self):
+        open(self.flag + ".eio", "w").close()
+
+    def stalled(self):
+        return os.path.exists(self.flag)
+
+    def release(self):
+        for flag in (self.flag, self.flag + ".eio"):
+            if os.path.exists(flag):
+                os.unlink(flag)
+
+    def close(self):
+        self.release()
+        subprocess.run(["umount", self.mnt], capture_output=True)
+        try:
+            self.fuse.wait(5)
+        except subprocess.TimeoutExpired:
+            self.fuse.kill()
+            self.fuse.wait()
+        os.rmdir(self.mnt)
