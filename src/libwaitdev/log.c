@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,13 +12,6 @@
 
 static const char *log_program = "waitdev";
 static enum log_level log_level = LOG_LVL_NOTICE;
-/*
- * kmsg_fd is shared with libkmod's worker thread, which modload_free()
- * may leave running (detached) while a module loads: the lock keeps a
- * write from going to a descriptor that was closed under it and reused
- * (consolewait opens the console next).
- */
-static pthread_mutex_t kmsg_lock = PTHREAD_MUTEX_INITIALIZER;
 static int kmsg_fd = -1;
 static void (*log_sink)(void *ctx, enum log_level level, const char *line);
 static void *log_sink_ctx;
@@ -61,21 +53,22 @@ int log_open_kmsg(const char *path)
 	fd = fd_above_stdio(fd);
 	if (fd < 0)
 		return fd;
-	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	kmsg_fd = fd;
-	pthread_mutex_unlock(&kmsg_lock);
 	return 0;
+}
+
+int log_kmsg_fd(void)
+{
+	return kmsg_fd;
 }
 
 void log_close_kmsg(void)
 {
-	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	kmsg_fd = -1;
-	pthread_mutex_unlock(&kmsg_lock);
 }
 
 bool log_kmsg_wanted(void)
@@ -124,9 +117,7 @@ static char last_error[1024];
 
 void log_last_error(char *buf, size_t size)
 {
-	pthread_mutex_lock(&kmsg_lock);
 	strscpy(buf, last_error, size);
-	pthread_mutex_unlock(&kmsg_lock);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)
@@ -147,17 +138,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	 * and even if cut */
 	escape_controls(raw, line, sizeof(line));
 	n = (int)strlen(line);
-	if (level <= LOG_LVL_ERR) {
-		pthread_mutex_lock(&kmsg_lock);
+	if (level <= LOG_LVL_ERR)
 		memcpy(last_error, line, (size_t)n + 1);
-		pthread_mutex_unlock(&kmsg_lock);
-	}
 	if (log_sink) {
 		log_sink(log_sink_ctx, level, line);
 		goto out;
 	}
 	log_stderr(line, n);
-	pthread_mutex_lock(&kmsg_lock);
 	if (kmsg_fd >= 0) {
 		char rec[1100];
 		/* the kernel takes "<N>" as the record's level */
@@ -168,7 +155,6 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		if (len > 0 && write(kmsg_fd, rec, (size_t)len) < 0)
 			errno = saved;
 	}
-	pthread_mutex_unlock(&kmsg_lock);
 out:
 	errno = saved;
 }

@@ -28,6 +28,8 @@ enum log_level log_get_level(void);
 /* Opens /dev/kmsg (or @path, for tests); returns 0 or a negative errno. */
 int log_open_kmsg(const char *path);
 void log_close_kmsg(void);
+/* The /dev/kmsg descriptor, -1 when closed: one a child that logs keeps. */
+int log_kmsg_fd(void);
 /*
  * True when waitdev looks like it runs in an initramfs on behalf of PID 1:
  * stderr is not a terminal, our parent (or we) is PID 1 and /dev/kmsg is

@@ -6,8 +6,10 @@
  * cdc_acm) shows up at all.
  *
  * Loading is asynchronous with respect to the wait: requests are queued
- * and a worker loads them, so a slow module never delays noticing a
- * device. Each alias is handled once; failures are logged once.
+ * and a loader process loads them, so a slow module never delays noticing
+ * a device, nor the exit. Each alias is handled once; failures are logged
+ * once (by the loader, on the same stderr and kmsg). The caller ignores
+ * SIGPIPE (startup_signals()): a loader that died is EPIPE.
  * One back end is linked in: modload_kmod.c (libkmod) or modload_none.c.
  */
 #ifndef WAITDEV_MODLOAD_H
@@ -26,7 +28,9 @@ const char *modload_backend(void);
 bool modload_available(void);
 
 /*
- * Sets up the loader (libkmod context, worker). @dirname: the module
+ * Sets up the loader (libkmod context and its indexes; the loader process
+ * starts at the first request, so modload_now() alone forks nothing).
+ * @dirname: the module
  * directory, NULL for /lib/modules/$(uname -r); @config: modprobe.d
  * directories, NULL for the system's. Returns 0 or -errno (-EOPNOTSUPP
  * without a back end).
@@ -36,11 +40,13 @@ int modload_new(struct modload **out, const char *dirname, const char *const *co
 /*
  * Drops what is still queued and frees the loader. A load in progress is
  * not waited for (the device it produces no longer matters to us; the
- * kernel finishes it): the loader is then left to the process's exit.
+ * kernel finishes it): the loader process finishes it and exits, and
+ * whoever is its parent then reaps it. Never blocks.
  */
 void modload_free(struct modload *ml);
 
-/* Tests: blocks until every queued request was handled. */
+/* Tests: blocks until every queued request was handled (or the loader
+ * is gone). */
 void modload_drain(struct modload *ml);
 
 /* Requests queued (after de-duplication), loaded, failed. */
@@ -49,7 +55,10 @@ struct modload_stats {
 };
 struct modload_stats modload_stats(struct modload *ml);
 
-/* Queues @modalias for loading and returns at once; 0 or -errno. */
+/* Queues @modalias for loading and returns at once; 0 or -errno (-EINVAL
+ * for one with a newline or longer than PIPE_BUF; -EAGAIN when a
+ * megabyte of requests waits already: then dropped, and tried again if
+ * it comes again). */
 int modload_request(struct modload *ml, const char *modalias);
 
 /*

@@ -1,35 +1,55 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The libkmod module-loading back end. The event loop only queues aliases
- * (once each); one worker thread owns the kmod context and loads them, so
- * that a slow module init never delays the wait. libkmod applies
- * modules.dep, softdeps, install/remove commands, the blacklist of
- * modprobe.d and modprobe.blacklist= from the kernel command line.
+ * (once each) on a pipe; a loader child process, forked at the first
+ * request, owns a copy of the kmod context and loads them, so that a slow
+ * module init never delays the wait. A process, not a thread: a task in
+ * finit_module() (or reading a module file from a device that stalls)
+ * cannot be killed until it returns, and a thread of ours in there would
+ * hold our exit, and our parent's waitpid(), until then. The loader is
+ * left behind instead: it finishes the load it is in and exits (init
+ * reaps it). libkmod applies modules.dep, softdeps, install/remove
+ * commands, the blacklist of modprobe.d and modprobe.blacklist= from the
+ * kernel command line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libkmod.h>
-#include <pthread.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "modload.h"
 #include "util.h"
 
+/* What the loader says after each alias: its totals so far (one atomic
+ * pipe write, so that a reader never sees half of one). */
+struct loader_report {
+	uint64_t done, loaded, failed;
+};
+
+/* room for the requests no one has read yet: aliases are a few dozen
+ * bytes, a boot asks for a few hundred */
+#define REQUEST_PIPE_SIZE (1024 * 1024)
+
 struct modload {
 	struct kmod_ctx *ctx;
 	unsigned flags;
-	pthread_t worker;
-	pthread_mutex_t lock;
-	pthread_cond_t wake, idle;
-	char **queue; /* FIFO of aliases, [head, n) pending */
-	size_t head, n, cap;
-	bool loading; /* the worker is in load_alias(), outside the lock */
-	bool stopping;
+	pid_t loader;	/* 0 until the first request */
+	int request_fd; /* aliases, one per line, to the loader; -1 */
+	int report_fd;	/* struct loader_report from it; -1 */
+	uint64_t done;	/* aliases the loader has finished */
+	bool warned;	/* "cannot queue" said once */
 	struct modload_stats stats;
-	/* aliases already queued: the event loop's thread only */
+	/* aliases already queued */
 	char **seen;
 	size_t n_seen, cap_seen;
 };
@@ -64,8 +84,8 @@ static void print_action(struct kmod_module *mod, bool install, const char *opti
 		   options && *options ? " " : "", options ? options : "");
 }
 
-/* Loads every module @alias resolves to; the worker thread only. */
-static void load_alias(struct modload *ml, const char *alias)
+/* Loads every module @alias resolves to, adding to @rep; the loader only. */
+static void load_alias(struct modload *ml, const char *alias, struct loader_report *rep)
 {
 	struct kmod_list *list = NULL, *l;
 	unsigned flags = KMOD_PROBE_APPLY_BLACKLIST;
@@ -87,51 +107,132 @@ static void load_alias(struct modload *ml, const char *alias)
 		r = kmod_module_probe_insert_module(
 			mod, flags, NULL, NULL, NULL,
 			flags & KMOD_PROBE_DRY_RUN ? print_action : NULL);
-		pthread_mutex_lock(&ml->lock);
-		if (r < 0)
-			ml->stats.failed++;
-		else if (r == 0 && !(flags & KMOD_PROBE_DRY_RUN))
-			ml->stats.loaded++;
-		pthread_mutex_unlock(&ml->lock);
 		/* each alias is tried once, so this is said once */
-		if (r < 0)
+		if (r < 0) {
+			rep->failed++;
 			log_warn("cannot load %s (for %s): %s", kmod_module_get_name(mod),
 				 alias, strerror(-r));
-		else if (r > 0)
+		} else if (r > 0) {
 			log_info("%s is blacklisted", kmod_module_get_name(mod));
-		else if (!(flags & KMOD_PROBE_DRY_RUN))
+		} else if (!(flags & KMOD_PROBE_DRY_RUN)) {
+			rep->loaded++;
 			log_info("loaded %s for %s", kmod_module_get_name(mod), alias);
+		}
 		kmod_module_unref(mod);
 	}
 	kmod_module_unref_list(list);
 }
 
-static void *worker_main(void *arg)
+/* In the loader: whether anyone still reads our reports (the parent has
+ * not freed us or exited); the queue is dropped when not. */
+static bool loader_wanted(int report_fd)
 {
-	struct modload *ml = arg;
+	struct pollfd p = { .fd = report_fd, .events = POLLOUT };
 
-	pthread_mutex_lock(&ml->lock);
+	/* a pipe's write end polls POLLERR once no reader is left */
+	return poll(&p, 1, 0) >= 0 && !(p.revents & POLLERR);
+}
+
+/* In the loader: blocks until the report is written or no one reads. */
+static bool loader_report(int report_fd, const struct loader_report *rep)
+{
 	for (;;) {
-		char *alias;
+		ssize_t n = write(report_fd, rep, sizeof(*rep));
 
-		while (ml->head == ml->n && !ml->stopping) {
-			pthread_cond_broadcast(&ml->idle);
-			pthread_cond_wait(&ml->wake, &ml->lock);
-		}
-		if (ml->stopping)
-			break;
-		alias = ml->queue[ml->head];
-		ml->queue[ml->head++] = NULL;
-		ml->loading = true;
-		pthread_mutex_unlock(&ml->lock);
-		load_alias(ml, alias);
-		free(alias);
-		pthread_mutex_lock(&ml->lock);
-		ml->loading = false;
+		if (n == (ssize_t)sizeof(*rep))
+			return true;
+		if (n >= 0 || errno != EINTR)
+			return false; /* EPIPE: the parent is gone */
 	}
-	pthread_cond_broadcast(&ml->idle);
-	pthread_mutex_unlock(&ml->lock);
-	return NULL;
+}
+
+/*
+ * The loader child: aliases from @request_fd, one per line, loaded in
+ * turn, totals to @report_fd after each. Ends at EOF (the parent freed
+ * us or exited) or as soon as no one reads its reports, never in a load.
+ */
+static void __attribute__((noreturn))
+loader_run(struct modload *ml, int request_fd, int report_fd)
+{
+	int keep[] = { request_fd, report_fd, log_kmsg_fd() };
+	struct loader_report rep = { 0 };
+	static char buf[2 * PIPE_BUF];
+	size_t len = 0;
+
+	/* the parent's sockets, timer and other children's pipes are not
+	 * ours: holding them would keep them alive past the parent */
+	close_fds_except(keep, ARRAY_SIZE(keep));
+	/* SIGTERM and SIGINT stay blocked, as the parent blocked them: no
+	 * signal but SIGKILL interrupts a module's init */
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_NAME, "waitdev-modload");
+	for (;;) {
+		char *nl = memchr(buf, '\n', len);
+		ssize_t n;
+
+		if (nl) {
+			*nl = '\0';
+			if (!loader_wanted(report_fd))
+				break;
+			load_alias(ml, buf, &rep);
+			rep.done++;
+			if (!loader_report(report_fd, &rep))
+				break;
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len);
+			continue;
+		}
+		if (len == sizeof(buf))
+			len = 0; /* no request is this long (modload_request) */
+		n = read(request_fd, buf + len, sizeof(buf) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(request_fd);
+	close(report_fd);
+	log_close_kmsg();
+	_exit(0);
+}
+
+/* Starts the loader with its two pipes; 0 or -errno. */
+static int loader_start(struct modload *ml)
+{
+	int req[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	pid_t pid;
+	int i, r;
+
+	if (pipe2(req, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0)
+		goto fail;
+	/* best effort: the default 64 KiB holds a few hundred aliases */
+	fcntl(req[1], F_SETPIPE_SZ, REQUEST_PIPE_SIZE);
+	/* ours never block: a full queue is refused, reports are read
+	 * when they are there */
+	if (fcntl(req[1], F_SETFL, O_NONBLOCK) < 0 ||
+	    fcntl(rep[0], F_SETFL, O_NONBLOCK) < 0)
+		goto fail;
+	pid = fork();
+	if (pid < 0)
+		goto fail;
+	if (pid == 0)
+		loader_run(ml, req[0], rep[1]);
+	close(req[0]);
+	close(rep[1]);
+	ml->loader = pid;
+	ml->request_fd = req[1];
+	ml->report_fd = rep[0];
+	return 0;
+fail:
+	r = -errno;
+	for (i = 0; i < 2; i++) {
+		if (req[i] >= 0)
+			close(req[i]);
+		if (rep[i] >= 0)
+			close(rep[i]);
+	}
+	return r;
 }
 
 int modload_new(struct modload **out, const char *dirname, const char *const *config,
@@ -143,6 +244,8 @@ int modload_new(struct modload **out, const char *dirname, const char *const *co
 	if (!ml)
 		return -ENOMEM;
 	ml->flags = flags;
+	ml->request_fd = -1;
+	ml->report_fd = -1;
 	ml->ctx = kmod_new(dirname, config);
 	if (!ml->ctx) {
 		free(ml);
@@ -150,20 +253,12 @@ int modload_new(struct modload **out, const char *dirname, const char *const *co
 	}
 	kmod_set_log_fn(ml->ctx, kmod_log, NULL);
 	kmod_set_log_priority(ml->ctx, 7);
-	/* the indexes now, not on the first uevent */
+	/* the indexes now, not on the first uevent (the loader inherits
+	 * them) */
 	r = kmod_load_resources(ml->ctx);
 	if (r < 0) /* libkmod falls back to reading them on demand */
 		log_info("module indexes in %s: %s", dirname ? dirname : "/lib/modules",
 			 strerror(-r));
-	pthread_mutex_init(&ml->lock, NULL);
-	pthread_cond_init(&ml->wake, NULL);
-	pthread_cond_init(&ml->idle, NULL);
-	r = -pthread_create(&ml->worker, NULL, worker_main, ml);
-	if (r < 0) {
-		kmod_unref(ml->ctx);
-		free(ml);
-		return r;
-	}
 	*out = ml;
 	return 0;
 }
@@ -178,65 +273,101 @@ static bool seen_before(struct modload *ml, const char *alias)
 	return false;
 }
 
-static int push(char ***arr, size_t *n, size_t *cap, char *s)
+static int remember(struct modload *ml, const char *alias)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		char **a = realloc(*arr, c * sizeof(*a));
+	char *copy;
+
+	if (ml->n_seen == ml->cap_seen) {
+		size_t c = ml->cap_seen ? ml->cap_seen * 2 : 64;
+		char **a = realloc(ml->seen, c * sizeof(*a));
 
 		if (!a)
 			return -ENOMEM;
-		*arr = a;
-		*cap = c;
+		ml->seen = a;
+		ml->cap_seen = c;
 	}
-	(*arr)[(*n)++] = s;
+	copy = strdup(alias);
+	if (!copy)
+		return -ENOMEM;
+	ml->seen[ml->n_seen++] = copy;
 	return 0;
+}
+
+/* Takes the loader's reports that are there; with @wait, blocks until it
+ * has finished every request (or is gone). */
+static void read_reports(struct modload *ml, bool wait)
+{
+	struct loader_report rep[64];
+
+	while (ml->report_fd >= 0) {
+		ssize_t n = read(ml->report_fd, rep, sizeof(rep));
+
+		if (n > 0) {
+			/* writes are whole reports, so reads are too */
+			const struct loader_report *last =
+				&rep[(size_t)n / sizeof(rep[0]) - 1];
+
+			ml->done = last->done;
+			ml->stats.loaded = last->loaded;
+			ml->stats.failed = last->failed;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && wait && ml->done < ml->stats.requested) {
+			struct pollfd p = { .fd = ml->report_fd, .events = POLLIN };
+
+			poll(&p, 1, -1);
+			continue;
+		}
+		return; /* EAGAIN, or EOF: the loader is gone */
+	}
 }
 
 int modload_request(struct modload *ml, const char *modalias)
 {
-	char *mine, *theirs;
+	char line[PIPE_BUF];
+	size_t len;
 	int r;
 
 	if (!ml || !*modalias || seen_before(ml, modalias))
 		return 0;
-	mine = strdup(modalias);
-	theirs = strdup(modalias);
-	if (!mine || !theirs || push(&ml->seen, &ml->n_seen, &ml->cap_seen, mine) < 0) {
-		free(mine);
-		free(theirs);
-		return -ENOMEM;
+	/* one line, one atomic write; no real alias comes near the limit */
+	len = strlen(modalias);
+	if (len >= sizeof(line) - 1 || strchr(modalias, '\n'))
+		return -EINVAL;
+	if (!ml->loader) {
+		r = loader_start(ml);
+		if (r < 0)
+			return r;
 	}
-	pthread_mutex_lock(&ml->lock);
-	r = push(&ml->queue, &ml->n, &ml->cap, theirs);
-	if (r == 0) {
-		ml->stats.requested++;
-		pthread_cond_signal(&ml->wake);
+	read_reports(ml, false);
+	memcpy(line, modalias, len);
+	line[len++] = '\n';
+	if (write(ml->request_fd, line, len) != (ssize_t)len) {
+		/* the loader has REQUEST_PIPE_SIZE bytes of aliases to go:
+		 * dropped, and tried again if another event names it */
+		r = -errno;
+		if (!ml->warned)
+			log_warn("cannot queue %s for loading: %s", modalias,
+				 strerror(-r));
+		ml->warned = true;
+		return r;
 	}
-	pthread_mutex_unlock(&ml->lock);
-	if (r < 0)
-		free(theirs);
-	return r;
+	ml->stats.requested++;
+	return remember(ml, modalias);
 }
 
 void modload_drain(struct modload *ml)
 {
-	if (!ml)
-		return;
-	pthread_mutex_lock(&ml->lock);
-	while (ml->loading || ml->head < ml->n)
-		pthread_cond_wait(&ml->idle, &ml->lock);
-	pthread_mutex_unlock(&ml->lock);
+	if (ml)
+		read_reports(ml, true);
 }
 
 struct modload_stats modload_stats(struct modload *ml)
 {
-	struct modload_stats s;
-
-	pthread_mutex_lock(&ml->lock);
-	s = ml->stats;
-	pthread_mutex_unlock(&ml->lock);
-	return s;
+	read_reports(ml, false);
+	return ml->stats;
 }
 
 int modload_now(struct modload *ml, const char *name)
@@ -271,38 +402,25 @@ int modload_now(struct modload *ml, const char *name)
 
 void modload_free(struct modload *ml)
 {
-	bool loading;
 	size_t i;
 
 	if (!ml)
 		return;
-	pthread_mutex_lock(&ml->lock);
-	ml->stopping = true;
-	loading = ml->loading;
-	for (i = ml->head; i < ml->n; i++) {
-		free(ml->queue[i]);
-		ml->queue[i] = NULL;
-	}
-	ml->head = ml->n;
-	pthread_cond_signal(&ml->wake);
-	pthread_mutex_unlock(&ml->lock);
 	/*
-	 * A worker that is idle or has not started yet sees "stopping" at
-	 * once and is joined; only a load in flight (finit_module() cannot
-	 * be interrupted) is left to the process's exit.
+	 * The loader sees EOF, or no reader, once it is done with the load
+	 * it is in, and exits: what is still queued is dropped, a load in
+	 * flight is not waited for (the kernel finishes it). Reaped here
+	 * if it is gone already; else init reaps it.
 	 */
-	if (loading) {
-		pthread_detach(ml->worker);
-		return;
-	}
-	pthread_join(ml->worker, NULL);
+	if (ml->request_fd >= 0)
+		close(ml->request_fd);
+	if (ml->report_fd >= 0)
+		close(ml->report_fd);
+	if (ml->loader > 0)
+		waitpid(ml->loader, NULL, WNOHANG);
 	kmod_unref(ml->ctx);
 	for (i = 0; i < ml->n_seen; i++)
 		free(ml->seen[i]);
 	free(ml->seen);
-	free(ml->queue);
-	pthread_cond_destroy(&ml->wake);
-	pthread_cond_destroy(&ml->idle);
-	pthread_mutex_destroy(&ml->lock);
 	free(ml);
 }

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,8 +131,7 @@ static bool read_blkstat(const char *path, struct sysfs_blkstat *st)
 	       sysfs_parse_blkstat(buf, st) == 0;
 }
 
-/* In the child: fork()ed from a process that may have threads (libkmod's
- * loader), so only the probe itself, then _exit(): no atexit handlers,
+/* In the child: only the probe itself, then _exit(): no atexit handlers,
  * no flush of stdio buffers the parent still owns. */
 static void __attribute__((noreturn))
 child_run(probe_fn fn, const char *node, const char *fstypes, const char *stat,
@@ -147,14 +145,10 @@ child_run(probe_fn fn, const char *node, const char *fstypes, const char *stat,
 	sigset_t none;
 	int r;
 
-	/* the parent's sockets, epoll and timer are not ours to hold
-	 * (best effort: close_range() is Linux 5.9); first, so that no way
-	 * out of here leaves them open (valgrind counts them against us) */
-#ifdef SYS_close_range
-	if (wfd > 3)
-		syscall(SYS_close_range, 3U, (unsigned int)wfd - 1, 0U);
-	syscall(SYS_close_range, (unsigned int)(wfd < 3 ? 3 : wfd + 1), ~0U, 0U);
-#endif
+	/* the parent's sockets, epoll and timer are not ours to hold;
+	 * first, so that no way out of here leaves them open (valgrind
+	 * counts them against us) */
+	close_fds_except(&wfd, 1);
 	/* gone with the parent, as far as a task in a read can go; a
 	 * parent that died before the prctl() does not kill us: look */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -21,9 +21,8 @@ void startup_fds(void);
 
 /*
  * Blocks the signals that interrupt a wait (engine_wait_signals()), first
- * thing, before any thread exists: libkmod's worker thread inherits the
- * mask, so the kernel cannot hand a SIGTERM to it (whose default action
- * would end the process unlogged) instead of to the signalfd. They stay
+ * thing, before any child exists: libkmod's loader process inherits the
+ * mask, so that no signal but SIGKILL interrupts a module's init. They stay
  * blocked until the exit: once the outcome is decided, a signal that
  * comes later is discarded and the exit status matches what was printed.
  *

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -255,6 +256,45 @@ int fd_above_stdio(int fd)
 	hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
 	close(fd);
 	return hi < 0 ? -errno : hi;
+}
+
+/* Closes [@lo, @hi]: close_range() where the kernel has it (5.9). */
+static void close_between(unsigned int lo, unsigned int hi)
+{
+	long max;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, lo, hi, 0U) == 0)
+		return;
+#endif
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (; lo <= hi && lo < (unsigned long)max; lo++)
+		close((int)lo);
+}
+
+void close_fds_except(const int *keep, size_t n)
+{
+	unsigned int lo = STDERR_FILENO + 1;
+
+	for (;;) {
+		unsigned int next = ~0U;
+		size_t i;
+
+		/* the lowest kept descriptor at or above lo */
+		for (i = 0; i < n; i++)
+			if (keep[i] >= 0 && (unsigned int)keep[i] >= lo &&
+			    (unsigned int)keep[i] < next)
+				next = (unsigned int)keep[i];
+		if (next == ~0U) {
+			close_between(lo, ~0U);
+			return;
+		}
+		if (next > lo)
+			close_between(lo, next - 1);
+		lo = next + 1;
+	}
 }
 
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)

@@ -120,6 +120,13 @@ ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
  * Returns the descriptor or a negative errno. */
 int fd_above_stdio(int fd);
 
+/*
+ * In a child fork()ed from us: closes every descriptor above 2 but the
+ * @n in @keep (negative ones ignored), so that it holds none of the
+ * parent's sockets, pipes and timers.
+ */
+void close_fds_except(const int *keep, size_t n);
+
 /* CLOCK_MONOTONIC in milliseconds / nanoseconds. */
 uint64_t now_ms(void);
 uint64_t now_ns(void);

@@ -3,7 +3,7 @@
 """
 hygiene: what every program does at start-up, whatever state it is
 started in (issue 13: mdevd's fd_sanitize(), signals blocked before any
-thread exists, output that cannot block past the deadline).
+child exists, output that cannot block past the deadline).
 
 No loop device and no veth: the programs wait for ttys that never appear
 (ttyWDT*) or for the host's ttyS0, which is there (as in
@@ -130,10 +130,11 @@ def signal_cases(h):
                  [h.consolewait] + opts + [MISSING, "--", "echo",
                                            "cmd-ran"]):
         name = os.path.basename(argv[0])
-        with h.case("%s --modprobe: SIGTERM -> 143 and 'interrupted' (the "
-                    "libkmod worker thread must not take it)" % name):
+        with h.case("%s --modprobe: SIGTERM -> 143 and 'interrupted'"
+                    % name):
             # an empty module directory: libkmod finds no index, but the
-            # loader and its worker thread start all the same
+            # loader starts all the same (modload-stall: with a module
+            # load in flight)
             interrupted(h, h.start(argv, preexec_fn=default_signals),
                         signal.SIGTERM)
 
