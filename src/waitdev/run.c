@@ -149,6 +149,25 @@ static int exit_status(const struct engine *e, int outcome)
 	}
 }
 
+/*
+ * rootfstype= names what the kernel mounts the root as: the probes look
+ * for those types only while the root is the one block device waited for
+ * (a resume device holds swap, which no rootfstype= names).
+ */
+static const char *probe_fstypes(const struct wait_config *cfg, unsigned roles)
+{
+	unsigned id, k;
+
+	for (id = 0; id < ROLE_COUNT; id++) {
+		if (id == ROLE_ROOT || !(roles & ROLE_BIT(id)))
+			continue;
+		for (k = 0; k < cfg->role[id].n; k++)
+			if (spec_kind(&cfg->role[id].spec[k]) == DEV_BLOCK)
+				return NULL;
+	}
+	return cfg->rootfstype;
+}
+
 int run_wait(struct run *run, unsigned roles)
 {
 	const struct options *o = &run->opts;
@@ -160,7 +179,7 @@ int run_wait(struct run *run, unsigned roles)
 		.source = o->uevent_fd >= 0 ? ENGINE_SOURCE_KERNEL : o->source,
 		.coldplug = o->coldplug || cfg->coldplug,
 		/* the kernel mounts the root as these types only */
-		.probe_fstypes = cfg->rootfstype,
+		.probe_fstypes = probe_fstypes(cfg, roles),
 	};
 	struct engine *e;
 	unsigned i;

@@ -22,7 +22,13 @@ probe refuses is still refused. On loop106, attached before each start
   * two signatures (vfat, and an ext4 superblock copied into its
     reserved sectors): with rootfstype=ext4,vfat still ambivalent (never
     a root); with rootfstype=ext4 alone it is the ext4 volume the kernel
-    would mount (the vfat signature is not looked for).
+    would mount (the vfat signature is not looked for);
+  * rootfstype= is the root's: a swap partition waited for as the resume
+    device (waitdev.resume=UUID=) is found with rootfstype=ext4 on the
+    same command line, alone and beside a root (before the fix every
+    probe looked for ext4 only, and no resume device was ever found on a
+    command line that named the root's type: the distro boot
+    mkinitramfs-waitdev-resume-present failed so).
 
 The md superblocks are written by this script (the host kernel has no md
 driver for mdadm --create: see md_member()); every image is checked with
@@ -196,6 +202,33 @@ def body(h):
     with h.case("vfat + ext4 signatures, rootfstype=ext4: the ext4 volume "
                 "the kernel would mount"):
         look(h, img, "root=UUID=%s rootfstype=ext4" % u, 0)
+
+    # ---- swap, the resume device ----------------------------------------
+    u = str(uuid.uuid4())
+    img = h.image("swap", None, size=4 << 20)
+    r = subprocess.run(["mkswap", "-U", u, img], capture_output=True)
+    if r.returncode != 0:
+        raise host.Fatal("mkswap: status %d: %s" % (r.returncode, r.stderr))
+    expect_blkid(img, TYPE="swap", UUID=u)
+    with h.case("swap as the resume device: found with rootfstype=ext4 on "
+                "the command line, which is the root's"):
+        look(h, img, "waitdev.resume=UUID=%s" % u, 0)
+        look(h, img, "waitdev.resume=UUID=%s rootfstype=ext4" % u, 0)
+        # beside a root that is not there (exit 1 for it), the resume
+        # target is found all the same
+        h.attach(N, img)
+        p = h.start([h.waitdev, "--source", "kernel", "--cmdline",
+                     "waitdev.resume=UUID=%s root=UUID=%s rootfstype=ext4"
+                     % (u, uuid.uuid4()), "--timeout", "0", "--format",
+                     "json"])
+        h.expect_exit(p, 1, 3)
+        t = {x["role"]: x for x in json.loads(p.stdout)["targets"]}
+        h.check(t.get("resume", {}).get("state") == "found" and
+                t["resume"].get("device") == NODE and
+                t.get("root", {}).get("why") == "missing",
+                "expected the resume device found on %s, the root "
+                "missing" % NODE, p)
+        h.detach(N)
 
 
 host.main("probe-filter", body)
