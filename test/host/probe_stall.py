@@ -23,6 +23,7 @@ the read ended (here: until the flag was removed).
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -197,9 +198,11 @@ def cases(h, s):
                     t.get("why") == "not_ready" and
                     t.get("device") == NODE,
                     "expected root %s not ready in the JSON" % NODE, p)
-            h.check("loop%d cannot be read (Input/output error)" % N
-                    in (t.get("reason") or "") and
-                    "cannot be read (Input/output error)" in p.stderr,
+            # strerror(EIO): "Input/output error" (glibc), "I/O error"
+            # (musl, the static build)
+            said = r"cannot be read \((Input/output|I/O) error\)"
+            h.check(re.search(r"loop%d " % N + said, t.get("reason") or "")
+                    and re.search(said, p.stderr),
                     "expected the reason 'cannot be read (Input/output "
                     "error)' in the JSON and the diagnosis", p)
         finally:
