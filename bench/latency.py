@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Latency and idle-wakeup benchmark: waitdev against the polling loops.
+"""Latency and idle-wakeup benchmark: waitdev against the polling loops,
+systemd's `udevadm wait` and (with --waitdev-noprobe) waitdev without
+its probe.
 
 Measures, on real loop devices, how long after a block device becomes ready
 each waiter exits, and how often each waiter wakes up while nothing happens.
@@ -14,6 +16,11 @@ The backing file is a 1 MiB ext4 image (made once with mkfs.ext4): a waitdev
 built with libblkid takes a root as ready only when it recognises a
 filesystem, so its latency includes that probe of the superblock.
 Methods are interleaved round-robin so machine noise hits them all alike.
+`udevadm wait /dev/disk/by-uuid/UUID` needs udevd: the script starts a
+systemd-udevd of its own for the whole run (refusing to if one runs) and
+stops it by its pid at the end; every method then runs beside it, as in a
+systemd initrd, and waitdev is told --source kernel. --no-udevadm leaves
+udevd and that method out.
 
 Idle wakeups: a waiter is started on a loop device that is never attached;
 after it settles, voluntary + nonvoluntary context switches are read from
@@ -33,6 +40,7 @@ import os
 import platform
 import random
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -41,8 +49,9 @@ import tempfile
 import time
 
 from waitdevtest import TOP, log, probe_lines
-from waitdevtest.host import (LOOP_SET_FD, UeventCounter, loop_add,
-                              loop_detach, loop_size)
+from waitdevtest.host import (LOOP_SET_FD, Failure, Fatal, UeventCounter,
+                              loop_add, loop_detach, loop_size)
+from waitdevtest.udevd import Udevd
 
 LOOP_FIRST, LOOP_LAST = 200, 209      # reserved for this benchmark
 LOOP_LATENCY = 200                    # attached and detached every sample
@@ -50,13 +59,19 @@ LOOP_IDLE = 201                       # never attached
 
 LOCK_PATH = "/run/waitdev-bench.lock"  # serialises concurrent runs
 
-# name, poll interval in ms (None: waitdev)
+# name, poll interval in ms, or what else it is (None: waitdev); run()
+# adds "udevadm-wait" and "waitdev-noprobe" as asked
 METHODS = [
     ("waitdev", None),
     ("poll-1000ms", 1000),
     ("poll-50ms", 50),
     ("poll-5ms", 5),
 ]
+UDEVADM = ("udevadm-wait", "udevadm")
+NOPROBE = ("waitdev-noprobe", "noprobe")
+# the backing image's filesystem UUID: udevadm waits for its link
+FS_UUID = "5a1d1e55-0000-4000-8000-00000000be4c"
+BY_UUID = "/dev/disk/by-uuid/" + FS_UUID
 
 # --check: the project's acceptance thresholds
 CHECK_MAX_MEDIAN_MS = 1.0
@@ -96,11 +111,20 @@ def detach(n):
 
 def waiter_argv(args, method, dev, timeout_s):
     name, interval = method
-    if interval is None:
+    if interval in (None, "noprobe"):
         # -v: the probe's line ("loop200: probe: N reads, ..."); a few
-        # lines more to stderr, a file
-        return [args.waitdev, "-v", "--root", dev,
+        # lines more to stderr, a file. --source kernel: udevd may run
+        # (udevadm-wait's), and waitdev would take its events instead
+        return [args.waitdev if interval is None else args.waitdev_noprobe,
+                "-v", "--source", "kernel", "--root", dev,
                 "--timeout", str(timeout_s)]
+    if interval == "udevadm":
+        # the link udevd makes once blkid found the UUID on @dev (for the
+        # idle window's never-attached device: never)
+        return [shutil.which("udevadm") or "/usr/bin/udevadm", "wait",
+                "--timeout", str(timeout_s),
+                BY_UUID if dev == loop_path(LOOP_LATENCY) else
+                "/dev/disk/by-uuid/never-%s" % os.path.basename(dev)]
     return [args.pollwait, str(interval), dev, str(timeout_s)]
 
 
@@ -153,9 +177,24 @@ def kill_and_reap(pid):
 def waiter_start_delay(args, interval):
     """Uniform settle delay plus a random poll phase, in seconds."""
     d = random.uniform(args.min_delay_ms, args.max_delay_ms)
-    if interval:
+    if isinstance(interval, int):
         d += random.uniform(0, interval)
     return d / 1000.0
+
+
+def settled(args):
+    """With udevd running: its work on the last detach is done (the
+    by-uuid link is gone), so that the next sample starts clean."""
+    if not args.udevd:
+        return
+    r = subprocess.run(["udevadm", "settle", "--timeout=10"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BenchError("udevadm settle: status %d: %s"
+                         % (r.returncode, r.stderr.strip()))
+    if os.path.lexists(BY_UUID):
+        raise BenchError("%s still exists after the detach and udevadm "
+                         "settle" % BY_UUID)
 
 
 def one_sample(args, method, backing_fd, errfile):
@@ -197,6 +236,7 @@ def one_sample(args, method, backing_fd, errfile):
             kill_and_reap(pid)
         os.close(loopfd)
         detach(n)
+        settled(args)
 
 
 # ------------------------------------------------------------- idle wakeups
@@ -307,17 +347,18 @@ def fmt_ms(ns):
 
 
 def print_latency_table(results, ioctl_ns):
+    """@results: {method name: [ns]}, in the order to print."""
     wd_median = statistics.median(results["waitdev"])
-    hdr = ("%-12s %4s %10s %10s %10s %10s %10s %10s  %14s"
+    hdr = ("%-15s %4s %10s %10s %10s %10s %10s %10s  %14s"
            % ("method", "n", "median", "p99", "min", "max", "mean",
               "ioctl", "median/waitdev"))
     print(hdr)
     print("-" * len(hdr))
-    for name, _ in METHODS:
+    for name in results:
         vals = sorted(results[name])
         med = statistics.median(vals)
         ratio = "1" if name == "waitdev" else "%.1fx" % (med / wd_median)
-        print("%-12s %4d %10s %10s %10s %10s %10s %10s  %14s"
+        print("%-15s %4d %10s %10s %10s %10s %10s %10s  %14s"
               % (name, len(vals), fmt_ms(med), fmt_ms(percentile(vals, 99)),
                  fmt_ms(vals[0]), fmt_ms(vals[-1]),
                  fmt_ms(statistics.fmean(vals)),
@@ -325,6 +366,10 @@ def print_latency_table(results, ioctl_ns):
     print("(ms; latency = LOOP_SET_FD issued -> waiter reaped by waitpid(); "
           "p99 is nearest-rank;\n ioctl = median time LOOP_SET_FD itself "
           "took, already included in the latency)")
+    for peer in ("waitdev-noprobe", "udevadm-wait"):
+        if peer in results:
+            print("waitdev median / %s median: %.2f"
+                  % (peer, wd_median / statistics.median(results[peer])))
 
 
 def print_probe_table(probes):
@@ -352,15 +397,15 @@ def print_probe_table(probes):
 
 
 def print_idle_table(args, idle):
-    hdr = ("%-12s %26s %24s %15s"
+    hdr = ("%-15s %26s %24s %15s"
            % ("method", "wakeups in %g s idle" % args.idle_seconds,
               "uevents seen (block)", "peak RSS KiB"))
     print(hdr)
     print("-" * len(hdr))
-    for name, _ in METHODS:
+    for name in idle:
         w, ue, blk, rss = idle[name]
         seen = "n/a" if ue is None else "%d (%d)" % (ue, blk)
-        print("%-12s %26d %24s %15s" % (name, w, seen,
+        print("%-15s %26d %24s %15s" % (name, w, seen,
                                         "n/a" if rss is None else rss))
     print("(wakeups = voluntary + nonvoluntary context switches of the waiter "
           "from /proc/PID/status; uevents = all kernel uevents on the system "
@@ -419,12 +464,19 @@ def parse_args():
     p.add_argument("--pollwait",
                    default=os.path.join(TOP, "build/bench/pollwait"),
                    help="pollwait binary (default: build/bench/pollwait)")
+    p.add_argument("--waitdev-noprobe", default=None, metavar="PATH",
+                   help="also a waitdev built without libblkid (probe: "
+                        "none), e.g. build-static/bin-min/waitdev")
+    p.add_argument("--no-udevadm", action="store_true",
+                   help="leave out udevadm wait (and the udevd it needs)")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless waitdev's median is < 1 ms and 20x "
                         "below poll-50ms's, and it woke <= 2 times idle")
     args = p.parse_args()
     args.waitdev = os.path.abspath(args.waitdev)
     args.pollwait = os.path.abspath(args.pollwait)
+    if args.waitdev_noprobe:
+        args.waitdev_noprobe = os.path.abspath(args.waitdev_noprobe)
     if args.samples < 1:
         p.error("--samples must be at least 1")
     if args.idle_seconds <= 0:
@@ -444,7 +496,8 @@ def make_backing():
     backing = tempfile.NamedTemporaryFile(prefix="waitdev-bench-",
                                           dir="/var/tmp")
     os.truncate(backing.fileno(), BACKING_SIZE)
-    argv = ["mkfs.ext4", "-q", "-F", "-L", "wdbench", backing.name]
+    argv = ["mkfs.ext4", "-q", "-F", "-L", "wdbench", "-U", FS_UUID,
+            backing.name]
     try:
         r = subprocess.run(argv, capture_output=True, text=True)
     except FileNotFoundError:
@@ -462,7 +515,14 @@ def make_backing():
 
 
 def run(args):
-    for path in (args.waitdev, args.pollwait):
+    methods = list(METHODS)
+    if args.waitdev_noprobe:
+        methods.append(NOPROBE)
+    if not args.no_udevadm:
+        methods.append(UDEVADM)
+    for path in (args.waitdev, args.pollwait, args.waitdev_noprobe):
+        if path is None:
+            continue
         if not os.access(path, os.X_OK):
             log("latency.py: %s: not an executable (build first: "
                 "ninja -C build)" % path)
@@ -492,24 +552,45 @@ def run(args):
           "+ uniform 0..interval" % (args.min_delay_ms, args.max_delay_ms))
     print("backing: %d KiB ext4 image (mkfs.ext4 once), attached with "
           "LOOP_SET_FD" % (BACKING_SIZE >> 10))
+    print("methods: %s" % ", ".join(name for name, _ in methods))
+    args.udevd = None
+    if UDEVADM in methods:
+        tmp = tempfile.mkdtemp(prefix="waitdev-bench-udevd-")
+        args.udevd = Udevd(tmp, node=loop_path(LOOP_LATENCY), debug=False)
+        try:
+            args.udevd.start()
+        except (Fatal, Failure) as e:
+            args.udevd.stop()
+            raise BenchError("udevadm-wait needs a udevd of its own "
+                             "(--no-udevadm leaves it out): %s" % e)
+        print("udevd:   %s (pid %d), for the whole run"
+              % (args.udevd.p.args[0], args.udevd.p.pid))
     print(flush=True)
+    try:
+        return measure(args, methods)
+    finally:
+        if args.udevd:
+            args.udevd.stop()
 
+
+def measure(args, methods):
     detach(LOOP_LATENCY)
     detach(LOOP_IDLE)
+    settled(args)
 
     # A small ext4 image; LOOP_SET_FD only needs an open fd.
     backing = make_backing()
     errfile = tempfile.TemporaryFile()
     backing_fd = os.open(backing.name, os.O_RDWR | os.O_CLOEXEC)
 
-    results = {name: [] for name, _ in METHODS}
-    ioctl_ns = {name: [] for name, _ in METHODS}
-    probes = {name: [] for name, _ in METHODS}
+    results = {name: [] for name, _ in methods}
+    ioctl_ns = {name: [] for name, _ in methods}
+    probes = {name: [] for name, _ in methods}
     try:
         log("latency: %d samples x %d methods, round-robin"
-            % (args.samples, len(METHODS)))
+            % (args.samples, len(methods)))
         for i in range(args.samples):
-            order = list(METHODS)
+            order = list(methods)
             random.shuffle(order)       # no fixed predecessor per method
             for method in order:
                 lat, io, probe = one_sample(args, method, backing_fd,
@@ -523,7 +604,7 @@ def run(args):
 
         idle = {}
         log("idle: %g s per method" % args.idle_seconds)
-        for method in METHODS:
+        for method in methods:
             idle[method[0]] = idle_wakeups(args, method, errfile)
     finally:
         os.close(backing_fd)
