@@ -23,12 +23,10 @@ thread is), so waitdev ended when the read answered.
 """
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 sys.dont_write_bytecode = True
-import time  # noqa: E402
 from waitdevtest import host  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -132,11 +130,6 @@ def ended(pid):
         return True
 
 
-def default_signals():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def body(h):
     if h.features.get("modload") != "libkmod":
         raise host.Fatal("this waitdev has no libkmod: --modprobe cannot "
@@ -178,14 +171,9 @@ def cases(h, stalled, moddir):
         before = loaders()
         stalled.stall()
         try:
-            p = start(h, moddir, 30, preexec_fn=default_signals)
+            p = start(h, moddir, 30, preexec_fn=host.default_signals)
             pid, who = stuck_loader(h, before, p)
-            host.log("+ kill -TERM %d" % p.pid)
-            t = time.monotonic()
-            p.p.send_signal(signal.SIGTERM)
-            h.expect_exit(p, 143, 1.0, since=t, why="after SIGTERM")
-            h.check("interrupted" in p.stderr,
-                    "expected 'interrupted' in the log", p)
+            h.expect_sigterm_ends(p)
         finally:
             stalled.release()
         h.check(host.poll(lambda: ended(pid), 10 * host.SCALE),

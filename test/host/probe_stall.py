@@ -24,7 +24,6 @@ import contextlib
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 sys.dont_write_bytecode = True
@@ -106,11 +105,6 @@ class Stall:
         self.file.close()
 
 
-def default_signals():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def waitdev(h, timeout):
     # -vv: the log says that the probe of loop109 started and never ended
     return [h.waitdev, "-vv", "--source", "kernel", "--cmdline", "",
@@ -157,15 +151,10 @@ def cases(h, s):
     with h.case("SIGTERM while the probe of %s hangs: 143, "
                 "\"interrupted\", promptly" % NODE):
         with s.attached():
-            p = h.start(waitdev(h, 30), preexec_fn=default_signals)
+            p = h.start(waitdev(h, 30), preexec_fn=host.default_signals)
             h.wait_subscribed(p)
             time.sleep(1.0)     # the scan found loop109: its probe hangs
-            host.log("+ kill -TERM %d" % p.pid)
-            t = time.monotonic()
-            p.p.send_signal(signal.SIGTERM)
-            h.expect_exit(p, 143, 1.0, since=t, why="after SIGTERM")
-            h.check("interrupted" in p.stderr,
-                    "expected 'interrupted' in the log", p)
+            h.expect_sigterm_ends(p)
             probing(h, p)
             h.check(p.stdout == "", "expected no result on stdout", p)
 

@@ -509,6 +509,16 @@ class Host:
                     % (status, (" " + why) if why else ""), p)
         return took
 
+    def expect_sigterm_ends(self, p):
+        """Sends @p SIGTERM: status 143 within 1 s, "interrupted" in its
+        log (start it with preexec_fn=default_signals)."""
+        log("+ kill -TERM %d" % p.pid)
+        t = time.monotonic()
+        p.p.send_signal(signal.SIGTERM)
+        self.expect_exit(p, 143, 1.0, since=t, why="after SIGTERM")
+        self.check("interrupted" in p.stderr,
+                   "expected 'interrupted' in the log", p)
+
     # ---- the build under test ----------------------------------------
     @property
     def features(self):
@@ -864,6 +874,13 @@ def counters(stderr):
         return None
     return dict(zip(("received", "accepted", "forged", "malformed",
                      "overflows", "rescans"), map(int, m.groups())))
+
+
+def default_signals():
+    """preexec_fn: SIGINT and SIGTERM at their defaults, not as meson or
+    nohup may have left them."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 _SEQNUM = [90000]
