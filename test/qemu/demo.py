@@ -14,6 +14,7 @@ in the guest's clock.
 """
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -33,6 +34,14 @@ def kernel_time(boot, pattern):
     """The kernel timestamp ([   5.123456]) of the first line matching."""
     hits = boot.kmsg(pattern)
     return hits[0][0] if hits else None
+
+
+def probe_steps(boot):
+    """Each of waitdev's probes (its -v line: the device's read requests,
+    KiB and the probe's time), stamped when its result came."""
+    rx = re.compile(r"waitdev: (\S+): probe: (.*)")
+    return [("waitdev: %s probed: %s" % rx.search(l).groups(), t)
+            for t, l in boot.kmsg(r"waitdev: \S+: probe: ")]
 
 
 def main():
@@ -83,6 +92,7 @@ def demo(a, work):
         ("waitdev: uevent seen, usb-storage loaded", kernel_time(
             b, r"waitdev: loaded usb_storage for ")),
         ("disk and partition read", kernel_time(b, r"\bsda: sda1")),
+    ] + probe_steps(b) + [
         ("waitdev: root found", kernel_time(b, r"waitdev: root .*: found")),
         ("switch_root", b.guest_time("WAITDEV-SWITCH-ROOT")),
         ("the root's /sbin/init runs", b.guest_time("ROOT-INIT-OK")),
@@ -95,6 +105,11 @@ def demo(a, work):
         print("\nwaitdev returned %.2f s after the plug; rootdelay=60 alone "
               "would have slept until %.1f s." % (found - plugged,
                                                   (init or 0) + 60))
+    parted = dict(steps)["disk and partition read"]
+    if found is not None and parted is not None:
+        print("the kernel's partition line to waitdev's \"root found\": "
+              "%.0f ms (the uevents, the probe, the result)."
+              % ((found - parted) * 1000))
     ok = "ROOT-INIT-OK" in b.text()
     print("\n%s" % ("the late USB root booted." if ok else
                     "FAILED: the root's /sbin/init did not run"))
