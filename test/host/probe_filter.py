@@ -28,10 +28,14 @@ probe refuses is still refused. On loop106, attached before each start
     same command line, alone and beside a root (before the fix every
     probe looked for ext4 only, and no resume device was ever found on a
     command line that named the root's type: the distro boot
-    mkinitramfs-waitdev-resume-present failed so).
+    mkinitramfs-waitdev-resume-present failed so);
+  * a disk with a partition (GPT, the partition added by losetup -P or,
+    where the kernel reads no GPT, partx -a): for the partition's UUID=
+    the disk is never read; for a UUID= nothing has, it is read after
+    the partition (-vv's "probing" lines).
 
 The md superblocks are written by this script (the host kernel has no md
-driver for mdadm --create: see md_member()); every image is checked with
+driver for mdadm --create: see host.md_member()); every image is checked with
 blkid(8) -p first, so a failure is waitdev's and not a wrong image. The
 read counts with and without rootfstype= are logged (figures, never
 asserted: the device's stat counts every reader).
@@ -39,7 +43,7 @@ asserted: the device's stat counts every reader).
 import json
 import os
 import random
-import struct
+import re
 import subprocess
 import sys
 sys.dont_write_bytecode = True
@@ -48,7 +52,6 @@ from waitdevtest import host  # noqa: E402
 
 N = 106
 NODE = "/dev/loop%d" % N
-MD_MAGIC = 0xa92b4efc
 
 
 def expect_blkid(img, status=0, **want):
@@ -57,47 +60,6 @@ def expect_blkid(img, status=0, **want):
         raise host.Fatal("blkid -p %s: expected status %d %s, got %d %s "
                          "(the image is not what this test needs)"
                          % (img, status, want, rc, vals))
-
-
-def md_member(img, version):
-    """Writes an md superblock of @version ("0.90" or "1.0": both at the
-    end of the device) onto @img, as mdadm --create would, for a one-disk
-    RAID1 whose data (an ext4 made on @img before) starts at sector 0.
-    The layouts are the kernel's (include/uapi/linux/raid/md_p.h); blkid
-    -p must then call the image linux_raid_member."""
-    size = os.path.getsize(img)
-    if version == "0.90":
-        off = (size & ~(65536 - 1)) - 65536       # MD_NEW_SIZE_SECTORS
-        u = uuid.uuid4().bytes
-        sb = bytearray(4096)
-        # md_magic, major, minor, patch, gvalid_words, set_uuid0, ctime,
-        # level, size, nr_disks, raid_disks
-        struct.pack_into("<6I", sb, 0, MD_MAGIC, 0, 90, 0, 0,
-                         struct.unpack("<I", u[:4])[0])
-        struct.pack_into("<5I", sb, 24, 0, 1, 0, 1, 1)
-        struct.pack_into("<3I", sb, 52, *struct.unpack("<3I", u[4:]))
-    else:
-        sectors = size >> 9
-        sb_off = (sectors - 8 * 2) & ~(4 * 2 - 1)  # 1.0: 8 KiB from the end
-        off = sb_off * 512
-        sb = bytearray(256 + 2)                    # one dev_roles entry
-        struct.pack_into("<4I", sb, 0, MD_MAGIC, 1, 0, 0)
-        sb[16:32] = uuid.uuid4().bytes             # set_uuid
-        sb[32:64] = b"wdt:0".ljust(32, b"\0")      # set_name
-        struct.pack_into("<i", sb, 72, 1)          # level
-        struct.pack_into("<Q", sb, 80, sb_off)     # size
-        struct.pack_into("<I", sb, 92, 1)          # raid_disks
-        struct.pack_into("<Q", sb, 136, sb_off)    # data_size
-        struct.pack_into("<Q", sb, 144, sb_off)    # super_offset
-        sb[168:184] = uuid.uuid4().bytes           # device_uuid
-        struct.pack_into("<I", sb, 220, 1)         # max_dev
-        csum = sum(struct.unpack_from("<%dI" % (len(sb) // 4), sb))
-        csum += struct.unpack_from("<H", sb, len(sb) - 2)[0]
-        csum = (csum & 0xffffffff) + (csum >> 32)  # calc_sb_1_csum()
-        struct.pack_into("<I", sb, 216, csum & 0xffffffff)
-    with open(img, "r+b") as f:
-        f.seek(off)
-        f.write(sb)
 
 
 def look(h, img, cmdline, status, fs_type=None):
@@ -157,7 +119,7 @@ def body(h):
         img = h.image("md" + version, "ext4", size=size,
                       mkfs_args=["-U", u, "-L", "md" + version])
         expect_blkid(img, TYPE="ext4", UUID=u)
-        md_member(img, version)
+        host.md_member(img, version)
         expect_blkid(img, TYPE="linux_raid_member")
         with h.case("md %s member with ext4 inside: its UUID= and LABEL= "
                     "never match, with or without rootfstype=ext4"
@@ -202,6 +164,51 @@ def body(h):
     with h.case("vfat + ext4 signatures, rootfstype=ext4: the ext4 volume "
                 "the kernel would mount"):
         look(h, img, "root=UUID=%s rootfstype=ext4" % u, 0)
+
+    # ---- a partitioned disk ----------------------------------------------
+    u = str(uuid.uuid4())
+    img = h.image("gpt", None, size=12 << 20)
+    r = subprocess.run(["sgdisk", "-n", "1:2048:+8M", img],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise host.Fatal("sgdisk: status %d: %s (package gdisk)"
+                         % (r.returncode, r.stderr))
+    r = subprocess.run(["mkfs.ext4", "-q", "-F", "-U", u, "-E",
+                        "offset=%d" % (2048 * 512), img, "8M"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise host.Fatal("mkfs.ext4 at the partition: %s" % r.stderr)
+    part = NODE + "p1"
+    with h.case("a disk with partitions is read after them: not at all "
+                "when one matches, last when none does"):
+        h.attach(N, img, partscan=True)
+        # a kernel without the GPT parser (CONFIG_EFI_PARTITION, not in
+        # every VM's) reads no table: partx adds the partition (BLKPG)
+        if not host.poll(lambda: os.path.exists(part), 0.5):
+            host.log("+ partx -a %s" % NODE)
+            subprocess.run(["partx", "-a", NODE], capture_output=True)
+        if not host.poll(lambda: os.path.exists(part), 2):
+            raise host.Fatal("%s did not appear after losetup -P and "
+                             "partx -a" % part)
+        p = h.start([h.waitdev, "-vv", "--source", "kernel", "--cmdline",
+                     "root=UUID=%s rootfstype=ext4" % u, "--timeout", "0"])
+        h.expect_exit(p, 0, 3)
+        h.check(p.stdout == "root %s\n" % part, "expected root %s" % part,
+                p)
+        h.check("%s: probing" % part in p.stderr and
+                "%s: probing" % NODE not in p.stderr and
+                "loop%d: probe deferred: its partitions first" % N
+                in p.stderr,
+                "expected %s read and %s deferred, never read" % (part, NODE),
+                p)
+        p = h.start([h.waitdev, "-vv", "--source", "kernel", "--cmdline",
+                     "root=UUID=%s" % uuid.uuid4(), "--timeout", "0"])
+        h.expect_exit(p, 1, 3)
+        order = [m.group(1) for m in re.finditer(
+            r"(/dev/loop%d\S*): probing" % N, p.stderr)]
+        h.check(order == [part, NODE], "expected %s read, then %s; the "
+                "log shows %s" % (part, NODE, order), p)
+        h.detach(N)
 
     # ---- swap, the resume device ----------------------------------------
     u = str(uuid.uuid4())

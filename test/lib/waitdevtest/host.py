@@ -50,11 +50,13 @@ import shutil
 import signal
 import socket
 import subprocess
+import struct
 import sys
 import tempfile
 import threading
 import time
 import traceback
+import uuid
 
 from waitdevtest import log
 
@@ -678,11 +680,14 @@ class Host:
     loop_size = staticmethod(loop_size)
     loop_attached = staticmethod(loop_attached)
 
-    def attach(self, n, img):
-        log("+ losetup /dev/loop%d %s" % (n, img))
+    def attach(self, n, img, partscan=False):
+        """losetup of @img to loop@n (-P with @partscan: its partitions
+        loop@np1... made by the kernel too)."""
+        args = ["losetup"] + (["-P"] if partscan else []) + \
+            ["/dev/loop%d" % n, img]
+        log("+ " + shlex.join(args))
         t = time.monotonic()
-        r = subprocess.run(["losetup", "/dev/loop%d" % n, img],
-                           capture_output=True, text=True)
+        r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode != 0:
             raise Fatal("losetup /dev/loop%d %s: %s" % (n, img,
                                                         r.stderr.strip()))
@@ -844,6 +849,53 @@ def blkid_p(img):
     log("  blkid -p %s: status %d %s" % (os.path.basename(img),
                                          r.returncode, vals))
     return r.returncode, vals
+
+
+_MD_MAGIC = 0xa92b4efc
+
+
+def md_member(img, version, size=None):
+    """Writes an md superblock of @version ("0.90" or "1.0": both at the
+    end of the device) onto @img, as mdadm --create would, for a one-disk
+    RAID1 whose data (an ext4 made on @img before) starts at sector 0.
+    The layouts are the kernel's (include/uapi/linux/raid/md_p.h); blkid
+    -p must then call the image linux_raid_member. @size: the size of
+    the device the superblock is for (default: @img's), so that a device
+    of @img shrunk to @size is the member and @img whole is not."""
+    if size is None:
+        size = os.path.getsize(img)
+    if version == "0.90":
+        off = (size & ~(65536 - 1)) - 65536       # MD_NEW_SIZE_SECTORS
+        u = uuid.uuid4().bytes
+        sb = bytearray(4096)
+        # md_magic, major, minor, patch, gvalid_words, set_uuid0, ctime,
+        # level, size, nr_disks, raid_disks
+        struct.pack_into("<6I", sb, 0, _MD_MAGIC, 0, 90, 0, 0,
+                         struct.unpack("<I", u[:4])[0])
+        struct.pack_into("<5I", sb, 24, 0, 1, 0, 1, 1)
+        struct.pack_into("<3I", sb, 52, *struct.unpack("<3I", u[4:]))
+    else:
+        sectors = size >> 9
+        sb_off = (sectors - 8 * 2) & ~(4 * 2 - 1)  # 1.0: 8 KiB from the end
+        off = sb_off * 512
+        sb = bytearray(256 + 2)                    # one dev_roles entry
+        struct.pack_into("<4I", sb, 0, _MD_MAGIC, 1, 0, 0)
+        sb[16:32] = uuid.uuid4().bytes             # set_uuid
+        sb[32:64] = b"wdt:0".ljust(32, b"\0")      # set_name
+        struct.pack_into("<i", sb, 72, 1)          # level
+        struct.pack_into("<Q", sb, 80, sb_off)     # size
+        struct.pack_into("<I", sb, 92, 1)          # raid_disks
+        struct.pack_into("<Q", sb, 136, sb_off)    # data_size
+        struct.pack_into("<Q", sb, 144, sb_off)    # super_offset
+        sb[168:184] = uuid.uuid4().bytes           # device_uuid
+        struct.pack_into("<I", sb, 220, 1)         # max_dev
+        csum = sum(struct.unpack_from("<%dI" % (len(sb) // 4), sb))
+        csum += struct.unpack_from("<H", sb, len(sb) - 2)[0]
+        csum = (csum & 0xffffffff) + (csum >> 32)  # calc_sb_1_csum()
+        struct.pack_into("<I", sb, 216, csum & 0xffffffff)
+    with open(img, "r+b") as f:
+        f.seek(off)
+        f.write(sb)
 
 
 def graft_ext_superblock(donor, img):
