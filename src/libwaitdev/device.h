@@ -61,7 +61,10 @@ struct device {
 	 * after it started, its result is for what was there before */
 	uint32_t probe_id;
 	bool probe_stale;
-	bool probe_rescan;	      /* it was started by a rescan after an overflow */
+	bool probe_rescan; /* it was started by a rescan after an overflow */
+	/* a whole disk with partitions: its probe waits for theirs (the
+	 * likelier match is read first; engine.c) */
+	bool probe_deferred;
 	struct probe_cost probe_cost; /* of the probe whose result we hold */
 	char *fs_type;		      /* "ext4", "vfat", "crypto_LUKS", ... */
 	bool fs_ambivalent;	      /* libblkid found two signatures, chose none */

@@ -201,6 +201,7 @@ static void forget_probe(struct device *dev)
 	}
 	dev->fs_ambivalent = false;
 	dev->probed = false;
+	dev->probe_deferred = false;
 	dev->probe_err = 0;
 	memset(&dev->probe_cost, 0, sizeof(dev->probe_cost));
 }
@@ -293,6 +294,7 @@ int devtab_apply(struct devtab *tab, struct device *dev, const struct dev_update
 	case DEV_UPDATE_PROBE_START:
 		dev->probe_id = u->probe_id;
 		dev->probe_stale = false;
+		dev->probe_deferred = false;
 		dev->probe_rescan = u->rescan;
 		/* the medium it reads (a rescan compares) */
 		dev->probed_diskseq = dev->diskseq;
@@ -305,6 +307,10 @@ int devtab_apply(struct devtab *tab, struct device *dev, const struct dev_update
 		return apply_probe(dev, u->probe);
 	case DEV_UPDATE_PROBE_FORGET:
 		forget_probe(dev);
+		return 0;
+	case DEV_UPDATE_PROBE_DEFER:
+		forget_probe(dev);
+		dev->probe_deferred = true;
 		return 0;
 	}
 	return -EINVAL;

@@ -35,6 +35,7 @@ enum dev_update_kind {
 	DEV_UPDATE_PROBE_STALE,	 /* an event came while it read */
 	DEV_UPDATE_PROBE_END,	 /* .probe: its result, NULL: superseded */
 	DEV_UPDATE_PROBE_FORGET, /* what a probe found is no longer known */
+	DEV_UPDATE_PROBE_DEFER,	 /* a probe wanted, put off: nothing known */
 };
 
 struct dev_update {

@@ -231,6 +231,37 @@ static bool engine_same_medium(const struct device *dev, const struct uevent *ev
 	       dev->diskseq == dev->probed_diskseq && dev->size == dev->probed_size;
 }
 
+/*
+ * Whether the whole disk @disk waits for its partitions to be read first.
+ * A disk the kernel split into partitions holds a filesystem of its own
+ * only as a hybrid image (an ISO with a partition table): the root is
+ * likelier on a partition. On a stick, reads queue one behind another,
+ * and the disk's probe (a few dozen requests) would delay the
+ * partitions'. So the disk is read once every partition sysfs lists is
+ * known here with no probe in flight: never, when one of them matched.
+ */
+static bool engine_disk_waits(struct engine *e, const struct device *disk)
+{
+	size_t i, len = strlen(disk->devpath);
+	int listed, known = 0;
+
+	if (disk->is_partition || !e->sysfs)
+		return false;
+	listed = sysfs_count_partitions(e->sysfs, disk);
+	for (i = 0; listed > 0 && i < devtab_count(e->devtab); i++) {
+		const struct device *d = devtab_at(e->devtab, i);
+
+		if (d->kind != DEV_BLOCK || !d->is_partition ||
+		    strncmp(d->devpath, disk->devpath, len) != 0 ||
+		    d->devpath[len] != '/')
+			continue;
+		if (d->probe_id)
+			return true;
+		known++;
+	}
+	return known < listed;
+}
+
 static int engine_probe_start(struct engine *e, struct device *dev)
 {
 	struct dev_update u = { .kind = DEV_UPDATE_PROBE_FORGET };
@@ -245,6 +276,12 @@ static int engine_probe_start(struct engine *e, struct device *dev)
 	}
 	if (!targets_want_probe(&e->targets, dev) || dev->size == 0 || !dev->name) {
 		/* not needed, or nothing to read (no medium) */
+		return devtab_apply(e->devtab, dev, &u);
+	}
+	if (engine_disk_waits(e, dev)) {
+		/* engine_probe_deferred() starts it */
+		log_debug("%s: probe deferred: its partitions first", dev->name);
+		u.kind = DEV_UPDATE_PROBE_DEFER;
 		return devtab_apply(e->devtab, dev, &u);
 	}
 	snprintf(node, sizeof(node), "%s/%s",
@@ -327,6 +364,26 @@ static int engine_probe(struct engine *e, struct device *dev, const struct ueven
 	return engine_probe_start(e, dev);
 }
 
+/* Starts the probes of the disks whose partitions have all been read. */
+static int engine_probe_deferred(struct engine *e)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		struct device *dev = devtab_at(e->devtab, i);
+
+		if (dev->kind != DEV_BLOCK || !dev->probe_deferred ||
+		    engine_disk_waits(e, dev))
+			continue;
+		r = engine_probe_start(e, dev);
+		if (r < 0)
+			return r;
+		engine_evaluate(e, dev);
+	}
+	return 0;
+}
+
 static struct device *engine_probing(const struct engine *e, uint32_t id)
 {
 	size_t i;
@@ -391,7 +448,7 @@ static int engine_on_probe(struct engine *e)
 		if (r < 0)
 			return r;
 	}
-	return r;
+	return r < 0 ? r : engine_probe_deferred(e);
 }
 
 static int engine_apply(struct engine *e, const struct uevent *ev)
@@ -414,7 +471,8 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 		dev = devtab_find(e->devtab, ev->devpath);
 		if (dev)
 			engine_forget(e, dev);
-		return 0;
+		/* a partition gone: its disk may not wait any more */
+		return kind == DEV_BLOCK && e->want_probe ? engine_probe_deferred(e) : 0;
 	case UEVENT_ADD:
 	case UEVENT_CHANGE:
 	case UEVENT_MOVE:
@@ -467,7 +525,10 @@ static int engine_apply(struct engine *e, const struct uevent *ev)
 			return r;
 	}
 	engine_evaluate(e, dev);
-	return 0;
+	/* a partition known, and not to be read: its disk's turn may come */
+	return e->want_probe && kind == DEV_BLOCK && dev->is_partition && !dev->probe_id
+		       ? engine_probe_deferred(e)
+		       : 0;
 }
 
 int engine_inject_uevent(struct engine *e, const struct uevent *ev)

@@ -67,6 +67,9 @@ static void seen_block(const struct device *d)
 	if (d->probe_id)
 		len += (size_t)snprintf(fs, sizeof(fs),
 					", not read: the probe did not answer");
+	else if (d->probe_deferred)
+		len += (size_t)snprintf(fs, sizeof(fs),
+					", not read: its partitions first");
 	else if (d->fs_type)
 		len += (size_t)snprintf(fs, sizeof(fs), ", %s%s%s%s%s%s", type,
 					d->fs_uuid ? " UUID=" : "", uuid,

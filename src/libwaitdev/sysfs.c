@@ -203,6 +203,33 @@ int sysfs_attr_exists(struct sysfs *s, const struct device *dev, const char *att
 	return faccessat(s->fd, path, F_OK, 0) < 0 ? -errno : 0;
 }
 
+int sysfs_count_partitions(struct sysfs *s, const struct device *dev)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, n = 0;
+
+	fd = openat(s->fd, dev->devpath + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(dir))) {
+		char attr[sizeof(de->d_name) + 16];
+
+		if (de->d_name[0] == '.' ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		snprintf(attr, sizeof(attr), "%s/partition", de->d_name);
+		n += faccessat(dirfd(dir), attr, F_OK, 0) == 0;
+	}
+	closedir(dir);
+	return n;
+}
+
 int sysfs_read_attrs(struct sysfs *s, const struct device *dev, struct dev_attrs *attrs)
 {
 	const struct dev_class *c = dev_class(dev->kind);

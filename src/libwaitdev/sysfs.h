@@ -62,6 +62,14 @@ int sysfs_read_attr(struct sysfs *sysfs, const struct device *dev, const char *a
 int sysfs_attr_exists(struct sysfs *sysfs, const struct device *dev, const char *attr);
 
 /*
+ * How many partitions the kernel has made of the whole disk @dev: its
+ * subdirectories with a "partition" attribute. A disk's partitions are
+ * there when its "add" uevent goes out (device_add_disk() announces
+ * them after it). A count, or -errno (-ENOENT: the disk is gone).
+ */
+int sysfs_count_partitions(struct sysfs *sysfs, const struct device *dev);
+
+/*
  * A block device's I/O counters, /sys/class/block/NAME/stat
  * (Documentation/block/stat.rst): the read fields. They count every
  * reader of the device, not one process.

@@ -121,6 +121,27 @@ void fakesys_add_block(struct fakesys *fs, const char *name, unsigned major,
 	fakesys_set_size(fs, name, sectors);
 }
 
+void fakesys_add_partition(struct fakesys *fs, const char *disk, const char *name,
+			   unsigned major, unsigned minor, unsigned long long sectors)
+{
+	char dir[512], path[600], link[700], target[600];
+
+	snprintf(dir, sizeof(dir), "%s/devices/virtual/block/%s/%s", fs->root, disk,
+		 name);
+	mkdirs(dir);
+	snprintf(path, sizeof(path), "%s/uevent", dir);
+	write_file(path, "MAJOR=%u\nMINOR=%u\nDEVNAME=%s\nDEVTYPE=partition\nPARTN=1\n",
+		   major, minor, name);
+	snprintf(path, sizeof(path), "%s/partition", dir);
+	write_file(path, "1\n");
+	snprintf(path, sizeof(path), "%s/size", dir);
+	write_file(path, "%llu\n", sectors);
+	snprintf(link, sizeof(link), "%s/class/block/%s", fs->root, name);
+	snprintf(target, sizeof(target), "../../devices/virtual/block/%s/%s", disk, name);
+	if (symlink(target, link) < 0 && errno != EEXIST)
+		die(link);
+}
+
 void fakesys_set_size(struct fakesys *fs, const char *name, unsigned long long sectors)
 {
 	char path[600];

@@ -28,6 +28,11 @@ void fakesys_cleanup(struct fakesys *fs);
 void fakesys_add_block(struct fakesys *fs, const char *name, unsigned major,
 		       unsigned minor, unsigned long long sectors, const char *partname,
 		       bool listed);
+/* Partition NAME of the whole disk DISK (added before), as the kernel
+ * lays it out: /devices/virtual/block/DISK/NAME, with a "partition"
+ * attribute; listed in class/block. */
+void fakesys_add_partition(struct fakesys *fs, const char *disk, const char *name,
+			   unsigned major, unsigned minor, unsigned long long sectors);
 void fakesys_set_size(struct fakesys *fs, const char *name, unsigned long long sectors);
 /* DISKSEQ=@seq in block device NAME's uevent file (the medium's number;
  * the kernel counts it up for every new one). */

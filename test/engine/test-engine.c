@@ -694,6 +694,47 @@ static void test_partuuid_skips_disks(void)
 	run_end(&r);
 }
 
+/*
+ * A whole disk with partitions is read after them (issue 14 item 2: the
+ * likelier match first; on a stick the reads queue): not at all when a
+ * partition matches, and still read when none does (a hybrid ISO's
+ * filesystem is on the whole disk).
+ */
+static void test_disk_after_partitions(void)
+{
+	static const char part_uuid[] = "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a99";
+	static const char disk_uuid[] = "7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
+	struct run r;
+
+	if (!probe_available())
+		return;
+	run_begin(&r, true);
+	make_image(r.dev, "sdr", disk_uuid, "hybrid", false);
+	make_image(r.dev, "sdr1", part_uuid, "inside", false);
+	fakesys_add_block(&r.fs, "sdr", 8, 160, 16384, NULL, true);
+	fakesys_add_partition(&r.fs, "sdr", "sdr1", 8, 161, 8192);
+	engine_for(&r, true, 0, NULL, NULL);
+	add_block_target(r.e, "UUID=3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a99", 0);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	CHECK_STR(target0(&r)->node, "/dev/sdr1");
+	/* sdr1 only: the disk waited, and then was not needed */
+	CHECK_INT(engine_stats(r.e).probes, 1);
+	run_end(&r);
+
+	run_begin(&r, true);
+	make_image(r.dev, "sdr", disk_uuid, "hybrid", false);
+	make_image(r.dev, "sdr1", part_uuid, "inside", false);
+	fakesys_add_block(&r.fs, "sdr", 8, 160, 16384, NULL, true);
+	fakesys_add_partition(&r.fs, "sdr", "sdr1", 8, 161, 8192);
+	engine_for(&r, true, 0, NULL, NULL);
+	add_block_target(r.e, "UUID=7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d", 0);
+	/* the disk's filesystem: found once its partition was read */
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	CHECK_STR(target0(&r)->node, "/dev/sdr");
+	CHECK_INT(engine_stats(r.e).probes, 2);
+	run_end(&r);
+}
+
 static void test_overflow_rescan(void)
 {
 	struct run r;
@@ -1682,6 +1723,7 @@ int main(void)
 	test_overflow_medium_swap();
 	test_overflow_same_medium();
 	test_partuuid_skips_disks();
+	test_disk_after_partitions();
 	test_deadline_diagnosis();
 	test_long_tty_name();
 	test_output_names();
