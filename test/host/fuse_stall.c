@@ -5,7 +5,9 @@
  * stalls (test/host/probe_stall.py). A read that comes while the flag
  * exists waits until it is removed (at most 120 s), then answers from
  * the backing file. While FLAG.eio exists, reads fail with EIO instead:
- * a device whose medium cannot be read.
+ * a device whose medium cannot be read. The file's size is the backing
+ * file's at every stat (no attribute caching): truncate BACKING, stat
+ * the file, and losetup -c shrinks the loop device.
  *
  * Usage: fuse-stall BACKING FLAG MOUNTPOINT (stays in the foreground;
  * umount MOUNTPOINT ends it)
@@ -22,10 +24,11 @@
 static const char *flag;
 static char eio_flag[4096];
 static int backing_fd = -1;
-static off_t backing_size;
 
 static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
+	struct stat b;
+
 	(void)fi;
 	memset(st, 0, sizeof(*st));
 	if (strcmp(path, "/") == 0) {
@@ -37,7 +40,7 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return -ENOENT;
 	st->st_mode = S_IFREG | 0444;
 	st->st_nlink = 1;
-	st->st_size = backing_size;
+	st->st_size = fstat(backing_fd, &b) == 0 ? b.st_size : 0;
 	return 0;
 }
 
@@ -91,8 +94,7 @@ static const struct fuse_operations ops = {
 
 int main(int argc, char **argv)
 {
-	char *fargv[] = { argv[0], "-f", "-o", "allow_other", NULL, NULL };
-	struct stat st;
+	char *fargv[] = { argv[0], "-f", "-o", "allow_other,attr_timeout=0", NULL, NULL };
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: fuse-stall BACKING FLAG MOUNTPOINT\n");
@@ -105,11 +107,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	backing_fd = open(argv[1], O_RDONLY | O_CLOEXEC);
-	if (backing_fd < 0 || fstat(backing_fd, &st) < 0) {
+	if (backing_fd < 0) {
 		perror(argv[1]);
 		return 1;
 	}
-	backing_size = st.st_size;
 	fargv[4] = argv[3];
 	return fuse_main(5, fargv, &ops, NULL);
 }

@@ -15,7 +15,10 @@ for LABEL= in a child process, so:
 - reads that fail (EIO, issue 14 item 4): --root /dev/loop109 is not
   ready, and the diagnosis and the JSON say that it cannot be read.
   Before, a device the probe could not read was judged by its size
-  alone, and found.
+  alone, and found;
+- the device shrinks while the probe hangs (truncate and losetup -c; its
+  new end holds an md 1.0 superblock): the hung probe's ext4 is for the
+  old medium, the device is read again and is an md member, no root.
 
 Before the fix waitdev read the device itself and stayed in D state until
 the read ended (here: until the flag was removed).
@@ -24,6 +27,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 sys.dont_write_bytecode = True
@@ -196,6 +200,52 @@ def cases(h, s):
                     "error)' in the JSON and the diagnosis", p)
         finally:
             s.release()
+
+    shrink(h, s)
+
+
+def shrink(h, s):
+    """The device shrinks while its probe hangs (issue 14 item 3): what
+    the probe then returns was read from the medium as it was; the device
+    is read again. The image is an ext4 volume (LABEL=wdt-stall) whose
+    last 2 MiB, once cut, leave an md 1.0 superblock at the new end: a
+    RAID member, no root. Last: it changes the image for good."""
+    img = s.file.backing
+    size = os.path.getsize(img)
+    small = size - (2 << 20)
+    host.md_member(img, "1.0", size=small)
+    cut = os.path.join(h.tmp, "stall-cut")
+    shutil.copyfile(img, cut)
+    os.truncate(cut, small)
+    rc, whole = host.blkid_p(img)
+    rc_cut, part = host.blkid_p(cut)
+    if whole.get("LABEL") != LABEL or part.get("TYPE") != "linux_raid_member":
+        raise host.Fatal("the image should be ext4 LABEL=%s whole and an md "
+                         "member cut to %d bytes (blkid -p: %s, %s)"
+                         % (LABEL, small, whole, part))
+    with h.case("%s shrinks while its probe hangs: read again, and the md "
+                "member it now is is no root" % NODE):
+        with s.attached():
+            p = h.start(waitdev(h, 4 * h.scale))
+            h.expect_running(p, 1.0, "the probe of %s hangs" % NODE)
+            host.log("+ truncate -s %d %s; losetup -c %s"
+                     % (small, img, NODE))
+            os.truncate(img, small)
+            os.stat(s.file.path)        # FUSE: the new size, at once
+            subprocess.run(["losetup", "-c", NODE], check=True)
+            h.check(h.loop_size(N) == small // 512, "precondition: %s "
+                    "should have shrunk to %d sectors, has %d"
+                    % (NODE, small // 512, h.loop_size(N)))
+            time.sleep(0.3)             # its change uevent is read
+            host.log("+ rm %s (reads answer again)" % s.flag)
+            os.unlink(s.flag)
+            h.expect_exit(p, 1, 4 * h.scale + 1.5,
+                          why="at the deadline: no ext4 volume now")
+            h.check(re.search(r"probe \d+ superseded", p.stderr),
+                    "expected the hung probe's result superseded (-vv)", p)
+            h.check("linux_raid_member" in p.stderr,
+                    "expected the diagnosis to show linux_raid_member", p)
+            h.check(p.stdout == "", "expected no root on stdout", p)
 
 
 if __name__ == "__main__":

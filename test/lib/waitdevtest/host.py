@@ -950,11 +950,12 @@ def uevent_datagram(subsystem, name, *fields, devpath=None):
 
 
 class StalledFile:
-    """A copy of @backing served by test/host/fuse_stall.c
+    """The file @backing (.backing) served by test/host/fuse_stall.c
     ($WAITDEV_FUSE_STALL) at .path, under @tmp: reads of it hang while
     stall() is in effect (the reader sleeps in D state, and no signal
     but the answer gets it out), and fail with EIO while fail() is;
-    release() makes them answer again. close() unmounts it."""
+    release() makes them answer again. Its size follows the backing
+    file's. close() unmounts it."""
 
     def __init__(self, backing, tmp):
         helper = os.environ.get("WAITDEV_FUSE_STALL", "")
@@ -965,6 +966,7 @@ class StalledFile:
                 "fuse3)" % helper)
         if not os.path.exists("/dev/fuse"):
             raise Fatal("/dev/fuse is missing (CONFIG_FUSE_FS)")
+        self.backing = backing
         self.mnt = os.path.join(tmp, "mnt")
         self.flag = os.path.join(tmp, "stall-flag")
         self.path = os.path.join(self.mnt, "disk")
