@@ -12,6 +12,7 @@ the wait) so that TCG's slowness and the host's load do not distort them.
 Exit 0 when every scenario passed; each failure says which assertion.
 """
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -131,6 +132,33 @@ def s_root_dm(env):
            % (made, end))
     c.waited_within(b, 2.5, 9, "waited about 3 s")
     c.root_ran(b)
+    return c, b
+
+
+MD_UUID = "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+
+
+def s_md_member(env):
+    # issue 14 item 3: an md 1.0 member made by mdadm in the guest
+    # (scripts/md-member): its ext4 from sector 0 carries the array's
+    # UUID, and only the assembled array is the root
+    c = Check("md-member")
+    img = os.path.join(env["work"], "md.img")
+    with open(img, "wb") as f:
+        f.truncate(20 << 20)
+    harness.run(["mkfs.ext4", "-q", "-F", "-U", MD_UUID, img, "16M"])
+    b = boot(env, "md-member", "testscript=md-member mdmember.uuid=%s"
+             % MD_UUID, ["-drive", "if=virtio,format=raw,file=" + img])
+    text = b.text()
+    c.that("WDT-MD-CREATED 0" in text and "WDT-MD-STOPPED 0" in text,
+           "mdadm made an md 1.0 RAID1 over vda, and stopped it")
+    c.that("WDT-MEMBER-RC 1" in text, "the member alone: waitdev exits "
+           "1 (the root UUID= not found)")
+    c.that("WDT-MEMBER-SEEN" in text and "WDT-MEMBER-EXT4" not in text,
+           "the member is seen as linux_raid_member, not as ext4")
+    c.that("WDT-MD-ASSEMBLED 0" in text and
+           re.search(r"WDT-ARRAY-RC 0 .*WAITDEV_ROOT='?/dev/md0", text, re.S),
+           "the array assembled: waitdev exits 0 with /dev/md0 as the root")
     return c, b
 
 
@@ -325,6 +353,7 @@ SCENARIOS = {
     "root-late-virtio-blk": s_root_virtio,
     "root-late-dm": s_root_dm,
     "root-present": s_root_present,
+    "md-member": s_md_member,
     "root-never": s_root_never,
     "rootdelay-early": s_rootdelay,
     "rootdelay-bound": s_rootdelay_bound,
@@ -335,6 +364,11 @@ SCENARIOS = {
     "root-replug": s_replug,
     "many-controllers": s_many_controllers,
 }
+
+
+# the guest's steps of scenarios that run their own (testscript=NAME)
+SCRIPTS = {"/scripts/" + n: os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), "scripts", n) for n in ("md-member",)}
 
 
 def newer_sources(binary, src):
@@ -376,8 +410,8 @@ def main():
     work = a.work or tempfile.mkdtemp(prefix="waitdev-qemu-")
     os.makedirs(work, exist_ok=True)
     try:
-        failed = run_scenarios(names, harness.setup(work, a.waitdev,
-                                                    a.kernel, a.modules))
+        failed = run_scenarios(names, harness.setup(
+            work, a.waitdev, a.kernel, a.modules, extra=SCRIPTS))
     except (HarnessError, OSError) as e:
         print("scenarios: setup failed: %s" % e, file=sys.stderr)
         failed = 1

@@ -63,7 +63,7 @@ MODULES = [
     "virtio_pci", "virtio_blk", "virtio_net", "virtio_console",
     "usbnet", "cdc_ether", "rndis_host",
     "ext4", "crc32c_generic", "crc32c-intel", "libcrc32c",
-    "dm-mod",
+    "dm-mod", "md-mod", "raid1",
 ]
 
 
@@ -201,6 +201,7 @@ INIT = INIT_START + r"""# the kernel asks this for modules (the root's filesyste
 # checksum)
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
 fstype=ext4
+testscript=
 bench=
 netup=
 dmlinear=
@@ -212,6 +213,7 @@ for arg in $(cat /proc/cmdline); do
 	netup=1) netup=1 ;;
 	dmlinear=*) dmlinear=${arg#dmlinear=} ;;
 	initverbose=1) verbose=--verbose ;;
+	testscript=*) testscript=${arg#testscript=} ;;
 	esac
 done
 # netup=1: what a network initramfs does, bring the first interface up
@@ -237,6 +239,11 @@ if [ -n "$dmlinear" ]; then
 	) &
 fi
 echo "WAITDEV-INIT-START $(cut -d' ' -f1 /proc/uptime)"
+# testscript=NAME: a scenario's own steps (/scripts/NAME, given to
+# setup() as an extra file) instead of the wait below
+if [ -n "$testscript" ]; then
+	exec /scripts/"$testscript"
+fi
 # bench/qemu-bench.py: its own init, in an initramfs built with it
 if [ -n "$bench" ] && [ -x /bench/init ]; then
 	export fstype
@@ -295,14 +302,17 @@ def find_busybox():
 
 
 DMSETUP = "/sbin/dmsetup"
+MDADM = "/sbin/mdadm"
 
 
-def copy_dynamic(path, root, dest):
-    """Copies the dynamically linked @path to @root/@dest, and the shared
-    libraries ldd lists to the same paths under @root (dmsetup, for the
-    device-mapper root: what lvm does in a real initramfs)."""
+def copy_dynamic(path, root, dest, package):
+    """Copies the dynamically linked @path (of Debian's @package) to
+    @root/@dest, and the shared libraries ldd lists to the same paths
+    under @root (dmsetup, for the device-mapper root: what lvm does in a
+    real initramfs; mdadm, for test/qemu's md member)."""
     if not os.path.exists(path):
-        raise HarnessError("%s is missing (apt-get install dmsetup)" % path)
+        raise HarnessError("%s is missing (apt-get install %s)"
+                           % (path, package))
     shutil.copy2(path, os.path.join(root, dest))
     out = run(["ldd", path], capture_output=True, text=True).stdout
     for lib in re.findall(r"(/\S+) \(0x", out):
@@ -360,7 +370,8 @@ def build_initramfs(work, waitdev, tree, kver, extra=None):
     with open(switch, "w") as f:
         f.write(SWITCH_TO_ROOT)
     os.chmod(switch, 0o755)
-    copy_dynamic(DMSETUP, root, "sbin/dmsetup")
+    copy_dynamic(DMSETUP, root, "sbin/dmsetup", "dmsetup")
+    copy_dynamic(MDADM, root, "sbin/mdadm", "mdadm")
     for dest, src in sorted((extra or {}).items()):
         path = os.path.join(root, dest.lstrip("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
