@@ -36,17 +36,11 @@ static int trigger_bus(int bus_fd, const char *bus)
 	char path[NAME_MAX + 16];
 	struct dirent *de;
 	DIR *dir;
-	int fd, count = 0;
+	int count = 0;
 
 	snprintf(path, sizeof(path), "%s/devices", bus);
-	fd = openat(bus_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (opendir_at(bus_fd, path, &dir) < 0)
 		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
 	while ((de = readdir(dir)))
 		if (de->d_name[0] != '.')
 			count += trigger_one(dirfd(dir), de->d_name);
@@ -58,16 +52,11 @@ int coldplug_trigger(struct sysfs *sysfs)
 {
 	struct dirent *de;
 	DIR *dir;
-	int fd, count = 0;
+	int count = 0, r;
 
-	fd = openat(sysfs_dirfd(sysfs), "bus", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
-	}
+	r = opendir_at(sysfs_dirfd(sysfs), "bus", &dir);
+	if (r < 0)
+		return r;
 	while ((de = readdir(dir)))
 		if (de->d_name[0] != '.')
 			count += trigger_bus(dirfd(dir), de->d_name);

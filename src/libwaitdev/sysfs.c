@@ -151,20 +151,15 @@ int sysfs_scan(struct sysfs *s, enum dev_kind kind, sysfs_scan_fn fn, void *ctx)
 	char classdir[64];
 	struct dirent *de;
 	DIR *dir;
-	int fd, r = 0;
+	int r = 0;
 
 	if (!c)
 		return -EINVAL;
 	/* the class directory is named after the subsystem */
 	snprintf(classdir, sizeof(classdir), "/class/%s", c->subsystem);
-	fd = openat(s->fd, classdir + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
-	}
+	r = opendir_at(s->fd, classdir + 1, &dir);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r;
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -207,16 +202,11 @@ int sysfs_count_partitions(struct sysfs *s, const struct device *dev)
 {
 	struct dirent *de;
 	DIR *dir;
-	int fd, n = 0;
+	int n = 0, r;
 
-	fd = openat(s->fd, dev->devpath + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
-	}
+	r = opendir_at(s->fd, dev->devpath + 1, &dir);
+	if (r < 0)
+		return r;
 	while ((de = readdir(dir))) {
 		char attr[sizeof(de->d_name) + 16];
 

@@ -297,6 +297,22 @@ void close_fds_except(const int *keep, size_t n)
 	}
 }
 
+int opendir_at(int dirfd, const char *path, DIR **out)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*out = fdopendir(fd);
+	if (!*out) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return 0;
+}
+
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = -1;

@@ -3,6 +3,7 @@
 #ifndef WAITDEV_UTIL_H
 #define WAITDEV_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -113,6 +114,10 @@ static inline bool errno_is_resource(int r)
 /* Reads a whole small file into @buf (NUL-terminated); returns the length
  * or a negative errno. */
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
+
+/* Opens the directory @path below @dirfd for readdir(): 0 with *@out set
+ * (closedir() it), or a negative errno. */
+int opendir_at(int dirfd, const char *path, DIR **out);
 
 /* @fd, or in its place a close-on-exec duplicate above 2 when it is one of
  * 0-2 (@fd is closed): a descriptor of ours must not be stdio, which

@@ -694,6 +694,28 @@ static void test_partuuid_skips_disks(void)
 	run_end(&r);
 }
 
+/* sdr, holding an ext4 "hybrid", and its partition sdr1, an ext4
+ * "inside"; a look at once (deadline 0) for UUID=@uuid: found on @node
+ * after @probes probes. */
+static void partitioned_disk(const char *uuid, const char *node, int probes)
+{
+	char spec[64];
+	struct run r;
+
+	run_begin(&r, true);
+	make_image(r.dev, "sdr", "7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d", "hybrid", false);
+	make_image(r.dev, "sdr1", "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a99", "inside",
+		   false);
+	fakesys_add_block(&r.fs, "sdr", 8, 160, 16384, NULL, true);
+	fakesys_add_partition(&r.fs, "sdr", "sdr1", 8, 161, 8192);
+	snprintf(spec, sizeof(spec), "UUID=%s", uuid);
+	add_block_target(engine_for(&r, true, 0, NULL, NULL), spec, 0);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	CHECK_STR(target0(&r)->node, node);
+	CHECK_INT(engine_stats(r.e).probes, probes);
+	run_end(&r);
+}
+
 /*
  * A whole disk with partitions is read after them (issue 14 item 2: the
  * likelier match first; on a stick the reads queue): not at all when a
@@ -702,37 +724,12 @@ static void test_partuuid_skips_disks(void)
  */
 static void test_disk_after_partitions(void)
 {
-	static const char part_uuid[] = "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a99";
-	static const char disk_uuid[] = "7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
-	struct run r;
-
 	if (!probe_available())
 		return;
-	run_begin(&r, true);
-	make_image(r.dev, "sdr", disk_uuid, "hybrid", false);
-	make_image(r.dev, "sdr1", part_uuid, "inside", false);
-	fakesys_add_block(&r.fs, "sdr", 8, 160, 16384, NULL, true);
-	fakesys_add_partition(&r.fs, "sdr", "sdr1", 8, 161, 8192);
-	engine_for(&r, true, 0, NULL, NULL);
-	add_block_target(r.e, "UUID=3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a99", 0);
-	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
-	CHECK_STR(target0(&r)->node, "/dev/sdr1");
 	/* sdr1 only: the disk waited, and then was not needed */
-	CHECK_INT(engine_stats(r.e).probes, 1);
-	run_end(&r);
-
-	run_begin(&r, true);
-	make_image(r.dev, "sdr", disk_uuid, "hybrid", false);
-	make_image(r.dev, "sdr1", part_uuid, "inside", false);
-	fakesys_add_block(&r.fs, "sdr", 8, 160, 16384, NULL, true);
-	fakesys_add_partition(&r.fs, "sdr", "sdr1", 8, 161, 8192);
-	engine_for(&r, true, 0, NULL, NULL);
-	add_block_target(r.e, "UUID=7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d", 0);
+	partitioned_disk("3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a99", "/dev/sdr1", 1);
 	/* the disk's filesystem: found once its partition was read */
-	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
-	CHECK_STR(target0(&r)->node, "/dev/sdr");
-	CHECK_INT(engine_stats(r.e).probes, 2);
-	run_end(&r);
+	partitioned_disk("7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d", "/dev/sdr", 2);
 }
 
 static void test_overflow_rescan(void)
