@@ -67,6 +67,16 @@ The scenarios (the meson suite 'distro', one test each):
         order, with no "no devices to configure" and no "Network device
         did not appear in time"; the NFS mount that follows has no
         server, and the boot is ended there;
+  dracut-waitdev-netroot
+        a block root on a network disk: root=UUID= of the file system
+        the host's nbd-server exports, netroot=nbd:10.0.2.2:PORT:...
+        rd.neednet=1 ip=dhcp (dracut-network's network-legacy and nbd
+        modules, QEMU's usb-net NIC on its user network): the waitdev job
+        says it steps aside for netroot=, waits for nothing, and dracut's
+        ifup and NBD jobs connect the disk; root's init runs within 60 s
+        of /init (17 s here), where a job that waited in dracut's main
+        loop would hold those jobs for its whole deadline (2/3 of
+        rd.retry: 120 s; with the step-aside removed, STALL_NOTE);
   dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
         the hooks installed and enabled (dracut: add_dracutmodules in a
         conf file) with no waitdev binary: the build succeeds with a
@@ -89,8 +99,11 @@ when every scenario passed; each failure says which assertion.
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 
 from waitdevtest import harness, images
 from waitdevtest.harness import ROOT_UUID, Check, usb_stick
@@ -586,6 +599,112 @@ def s_nfs_late_nic(env):
     return c, b
 
 
+# dracut's network root over NBD: the root's file system exported by
+# the host's nbd-server on 127.0.0.1, which the guest reaches as
+# 10.0.2.2 through QEMU's user network. root=UUID= names it as a block
+# root, the way a user whose root is on an NBD (or iSCSI) disk does;
+# netroot= tells dracut to connect the disk once ifup has configured the
+# NIC, both jobs of dracut's main loop.
+NBD_EXPORT = "waitdevroot"
+# QEMU's usb-net on the root's xHCI: its drivers are in every image
+# (kernel-network-modules; virtio-net needs virtio_pci, which dracut's
+# qemu-net module adds only when the host itself runs under QEMU)
+NBD_NIC = ["-netdev", "user,id=n0", "-device",
+           "usb-net,bus=xhci.0,netdev=n0"]
+
+
+def nbd_append(port):
+    return ("console=ttyS0 panic=-1 root=UUID=%s rootfstype=ext4 ro "
+            "netroot=nbd:10.0.2.2:%d:ext4::-N,%s rd.neednet=1 ip=dhcp"
+            % (ROOT_UUID, port, NBD_EXPORT))
+
+
+def free_port():
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+class NbdServer:
+    """nbd-server exporting the root file system of @disk (partition 1
+    of harness.build_root_disk()'s GPT disk, copied out: the guest's
+    NBD device then holds the file system itself) on 127.0.0.1:PORT,
+    copy-on-write (dracut's e2fsck opens it for writing; the guest's
+    writes stay in nbd-server's diff file); stopped by its pid file."""
+
+    def __init__(self, work, disk):
+        images.need("nbd-server", "nbd-server")
+        self.export = os.path.join(work, "nbd-root.img")
+        with open(disk, "rb") as src, open(self.export, "wb") as dst:
+            src.seek(2048 * 512)
+            dst.write(src.read(16 << 20))
+        self.port = free_port()
+        self.conf = os.path.join(work, "nbd-server.conf")
+        self.pidfile = os.path.join(work, "nbd-server.pid")
+        with open(self.conf, "w") as f:
+            f.write("[generic]\n\tuser = root\n\tgroup = root\n"
+                    "\tlistenaddr = 127.0.0.1\n\tport = %d\n"
+                    "[%s]\n\texportname = %s\n\tcopyonwrite = true\n"
+                    % (self.port, NBD_EXPORT, self.export))
+
+    def __enter__(self):
+        if os.path.exists(self.pidfile):
+            os.unlink(self.pidfile)
+        # it forks into the background once it listens, writing its pid
+        harness.run(["nbd-server", "-C", self.conf, "-p", self.pidfile],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(50):
+            if os.path.exists(self.pidfile):
+                break
+            time.sleep(0.1)
+        else:
+            raise harness.HarnessError("nbd-server wrote no pid file")
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            with open(self.pidfile) as f:
+                os.kill(int(f.read().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
+def s_netroot(env):
+    """A block root= on an NBD disk with netroot=nbd:, rd.neednet=1 and
+    ip=dhcp: the waitdev job steps aside (it would hold dracut's main
+    loop, where ifup and the NBD connection run, for 2/3 of rd.retry),
+    and the root on the NBD disk boots with no stall."""
+    name = "dracut-waitdev-netroot"
+    c = Check(name)
+    with NbdServer(env["work"], env["disk"]) as srv:
+        b = boot(env, name, nbd_append(srv.port), timeout=200,
+                 extra=NBD_NIC)
+    text = b.text()
+    start = b.first(r"WAITDEV-INIT-START")
+    init = b.first(r"ROOT-INIT-OK")
+    c.that(b.lines(r"waitdev: netroot= needs dracut's network jobs first; "
+                   r"dracut waits the stock way"),
+           "the waitdev job says it steps aside for netroot=")
+    c.that(not b.lines(r"waitdev: root \S+: not there yet"),
+           "waitdev did not wait for the root in dracut's main loop")
+    c.that(b.lines(r"nbd\d+: detected capacity change|nbd0"),
+           "the kernel attached the NBD disk")
+    c.that(init is not None, "the root's /sbin/init ran (from the NBD "
+           "disk)")
+    # what the stall would cost: the job's deadline, 2/3 of rd.retry
+    # (180 s by default); ifup, DHCP and the NBD connection take some
+    # seconds under TCG
+    took = init - start if init and start else None
+    c.that(took is not None and took < 60,
+           "root's init within 60 s of dracut's start, no 120 s stall "
+           "(%s s)" % took)
+    c.that(not b.lines(r"Could not boot|dracut-initqueue.*timeout"),
+           "no dracut timeout")
+    c.that("Kernel panic" not in text, "no kernel panic")
+    harness.log("%s: /init to root's init: %s s" % (name, took))
+    return c, b
+
+
 SCENARIOS = {
     "dracut-waitdev-late": ("dracut", True, lambda e: s_late(e, "dracut",
                                                              True)),
@@ -607,6 +726,7 @@ SCENARIOS = {
     "mkinitramfs-waitdev-off": ("mkinitramfs", True, s_off),
     "mkinitramfs-waitdev-rootdelay-fallback": ("mkinitramfs", True,
                                                s_rootdelay_fallback),
+    "dracut-waitdev-netroot": ("dracut", "netroot", s_netroot),
     "dracut-waitdev-step-aside": ("dracut", "assembler",
                                   lambda e: s_step_aside(e, "dracut")),
     "mkinitramfs-waitdev-step-aside": (
@@ -641,7 +761,9 @@ def image_for(name, a, work, waitdev, built):
         built[key] = images.build(
             tool, work, waitdev if with_waitdev else None, a.kernel,
             a.modules, with_waitdev == "assembler",
-            with_waitdev == "nobinary", net=with_waitdev == "net")
+            with_waitdev == "nobinary", net=with_waitdev == "net",
+            packages=("dracut-network",) if with_waitdev == "netroot"
+            else ())
     return built[key]
 
 

@@ -104,14 +104,20 @@ CONTRIB_DIRS = {
     "mkinitramfs": ("/usr/share/initramfs-tools",),
     "dracut": ("/usr/lib/dracut/modules.d", "/usr/lib/dracut/dracut.conf.d"),
 }
-# What an image may ask for on top (a stacked root): the package, and the
-# dracut modules that use it (dracut-core ships them, the package the
-# tools they install).
+# What an image may ask for on top (a stacked or a network root): the
+# package, and the dracut modules that use it (dracut-core ships the
+# first three, the package the tools they install; dracut-network ships
+# its modules itself, and nbd's needs nbd-client, NETROOT_TOOLS).
 STACKED = {
     "mdadm": ("mdraid",),
     "lvm2": ("lvm",),
     "cryptsetup-initramfs": ("crypt",),
+    "dracut-network": ("network-legacy", "nbd"),
 }
+# The programs a network root's dracut modules install: (program,
+# package), checked before a build (dracut would leave the module out).
+NETROOT_TOOLS = (("nbd-client", "nbd-client"), ("dhclient",
+                                                "isc-dhcp-client"))
 # Host directories no image may take anything from: rules, options and
 # link files of the host's own (both generators copy them in).
 MASKED = ("/etc/udev/rules.d", "/etc/modprobe.d", "/etc/systemd/network")
@@ -345,6 +351,9 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
     hooks installed when @hooks (default: with waitdev); @waitdev may
     then name a binary that does not exist. Returns dracut's output."""
     need("dracut", "dracut-core")
+    if "dracut-network" in packages:
+        for program, package in NETROOT_TOOLS:
+            need(program, package)
     if hooks is None:
         hooks = bool(waitdev)
     d, marker = dracut_files(work, hooks)
