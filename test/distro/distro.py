@@ -76,7 +76,9 @@ The scenarios (the meson suite 'distro', one test each):
         ifup and NBD jobs connect the disk; root's init runs within 60 s
         of /init (17 s here), where a job that waited in dracut's main
         loop would hold those jobs for its whole deadline (2/3 of
-        rd.retry: 120 s; with the step-aside removed, STALL_NOTE);
+        rd.retry: 120 s; with the step-aside removed from the job, this
+        boot failed so on 2026-12-06: waitdev waited 120 s, "missing",
+        then ifup and the NBD connection ran, root's init after 138 s);
   dracut-waitdev-nobinary, mkinitramfs-waitdev-nobinary
         the hooks installed and enabled (dracut: add_dracutmodules in a
         conf file) with no waitdev binary: the build succeeds with a
