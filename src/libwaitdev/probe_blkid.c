@@ -148,9 +148,87 @@ static bool probe_types(struct type_list *l, char *buf)
 		return false;
 	for (idx = 0; blkid_superblocks_get_name(idx, &name, &usage) == 0; idx++)
 		if ((usage & (BLKID_USAGE_RAID | BLKID_USAGE_CRYPTO)) &&
-		    !add_type(l, name))
+		    !streq(name, "crypto_LUKS") && !add_type(l, name))
 			return false;
 	return true;
+}
+
+/*
+ * LUKS, for a probe narrowed by rootfstype=, on the first PREFETCH_HEAD
+ * bytes only. Where there is no LUKS header at 0, libblkid's LUKS prober
+ * looks for a LUKS2 secondary header at every offset a primary's size
+ * allows, 16 KiB to 4 MiB: five reads beyond the prefetched head, each a
+ * request of its own, more than the rest of an ext4 probe together. Here
+ * it finds a container by its primary header, and a secondary one of the
+ * default 16 KiB header (cryptsetup's) and any up to 128 KiB, all from the
+ * page cache; what it no longer finds is a LUKS2 container with a larger
+ * header whose primary one is gone, which holds no filesystem the kernel
+ * could mount by rootfstype= either. 1: a container (its values in
+ * @luks, to free), 0: none, -errno.
+ */
+struct luks_values {
+	char *type, *uuid, *label;
+};
+
+static int probe_luks_head(int fd, struct luks_values *luks)
+{
+	static const char *const only_luks[] = { "crypto_LUKS", NULL };
+	off_t size = lseek(fd, 0, SEEK_END);
+	blkid_probe pr;
+	int r;
+
+	if (size <= 0)
+		return 0;
+	pr = blkid_new_probe();
+	if (!pr)
+		return -ENOMEM;
+	r = blkid_probe_set_device(pr, fd, 0,
+				   size < PREFETCH_HEAD ? size : PREFETCH_HEAD);
+	if (r == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(
+			pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+		r = blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN,
+							(char **)only_luks);
+	}
+	if (r == 0)
+		r = blkid_do_safeprobe(pr);
+	if (r == 0) {
+		r = take_value(pr, "TYPE", &luks->type);
+		if (r == 0)
+			r = take_value(pr, "UUID", &luks->uuid);
+		if (r == 0)
+			r = take_value(pr, "LABEL", &luks->label);
+		r = r < 0 ? r : 1;
+	} else {
+		r = r == 1 ? 0 : -EIO;
+	}
+	blkid_free_probe(pr);
+	return r;
+}
+
+/*
+ * The LUKS look of a narrowed probe, after the rest. A container wins over
+ * what else was found, as in libblkid's whole probe, which stops at the
+ * first RAID member or crypto container (LUKS comes before every
+ * filesystem there): a LUKS header beside an ext4 superblock is
+ * crypto_LUKS, not ambivalent.
+ */
+static int luks_after_narrow_probe(int fd, struct device *dev)
+{
+	struct luks_values luks = { NULL, NULL, NULL };
+	int r = probe_luks_head(fd, &luks);
+
+	if (r <= 0)
+		return r;
+	free(dev->fs_type);
+	free(dev->fs_uuid);
+	free(dev->fs_label);
+	dev->fs_type = luks.type;
+	dev->fs_uuid = luks.uuid;
+	dev->fs_label = luks.label;
+	dev->fs_ambivalent = false;
+	return 0;
 }
 
 int probe_block(struct device *dev, const char *node, const char *fstypes)
@@ -200,6 +278,8 @@ int probe_block(struct device *dev, const char *node, const char *fstypes)
 		if (r == 0)
 			r = take_value(pr, "PART_ENTRY_UUID", &dev->part_uuid);
 	}
+	if (r == 0 && only)
+		r = luks_after_narrow_probe(fd, dev);
 	blkid_free_probe(pr);
 	close(fd);
 	return r;
