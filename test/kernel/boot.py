@@ -1,29 +1,38 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """
-Boot tests of the kernel kernel/build makes (tinyconfig + kernel/qemu.config
-with kernel/series), in QEMU, one test per invocation. "stock" below is
-that kernel with the wait off (consoledelay=0), which boots like a build
-without the series: wait-off shows it against kernel/build's stock kernel
-(built by ./run-tests --full only), and WAITDEV_KERNEL_STOCK=1 makes every
-"stock" boot use that build instead.
+Boot tests of the kernel kernel/build makes for one base (--base 6.1 or
+6.12: tinyconfig + kernel/qemu.config with kernel/patches/BASE/), in QEMU,
+one test per invocation. The wait is opt-in (CONFIG_PRINTK_CONSOLE_WAIT
+defaults to 0), so "stock" below is that kernel booted without
+consoledelay= or consolewait: its default boot, which is the stock
+kernel's (wait-off shows it against kernel/build's stock kernel, built
+by ./run-tests --full only; WAITDEV_KERNEL_STOCK=1 makes every "stock"
+boot use that build instead). "patched" is the same kernel with the
+wait enabled on the command line (ENABLE: consoledelay=10000) where the
+test is about the enabled wait.
 
-  stock-race        stock, console=ttyUSB0, QEMU usb-serial present at boot:
-                    "unable to open an initial console" reproduces, init
-                    runs without stdio (proves the patched test can fail)
-  patched-console   patched, same: init's stdout arrives on the usb-serial
-                    chardev and /proc/consoles lists ttyUSB0
+  stock-race        stock (the default boot), console=ttyUSB0, QEMU
+                    usb-serial present at boot: "unable to open an initial
+                    console" reproduces, init runs without stdio (proves
+                    the patched test can fail)
+  patched-console   patched (wait enabled), same: no warning, init's stdout
+                    arrives on the usb-serial chardev and /proc/consoles
+                    lists ttyUSB0
   consoledelay      patched, console=ttyUSB0 consoledelay=300, no usb-serial:
                     boot continues after ~300 ms, with the warning
-  no-wait           patched vs stock, console=ttyS0: no wait in the log, the
+  no-wait           patched (wait enabled) vs stock, console=ttyS0 (there
+                    before init): no wait in the log, the
                     handover from the last initcall to init (where the wait
                     would be) unchanged; time to /init printed (5 boots each)
-  hub-timing        patched, 1 vs 8 qemu-xhci: time to /init, median of 5
-                    boots each, does not grow by a root hub power-on delay
-                    per controller (net of the controllers' own probe
-                    cost), and no root hub probe holds the boot thread for
-                    its power-on delay
-  consolewait       patched, console=ttyUSB0, usb-serial present: waitdev's
+  hub-timing        stock, 1 vs 8 qemu-xhci, 5 boots each: every root hub
+                    probed, and no root hub probe holds the boot thread for
+                    its power-on delay; the growth of time to /init per
+                    controller (raw, and net of the controllers' own probe
+                    cost) is printed, not asserted: under TCG it is mostly
+                    the xHCI emulation's
+  consolewait       patched (wait enabled), console=ttyUSB0, usb-serial
+                    present: waitdev's
                     consolewait --timeout 0 finds the console at once (the
                     static waitdev goes into the initramfs); on stock the
                     same call finds nothing yet (exit 1), though the
@@ -31,12 +40,14 @@ without the series: wait-off shows it against kernel/build's stock kernel
   consolewait-param patched, console=ttyS0 console=ttyUSB0 consolewait: the
                     early ttyS0 does not end the wait, a usb-serial plugged
                     3 s into it does, and init gets ttyUSB0
-  console-null      patched, console=null, no ttynull built in: no wait
-                    (ttynull cannot come before init)
-  default-wait      patched, console=ttyS0 console=ttyUSB0, no usb-serial,
-                    default CONFIG_PRINTK_CONSOLE_WAIT: what the default
-                    costs, asserted: the whole 1000 ms, then init on ttyS0
-  wait-off          the stock build and the patched one with the wait off:
+  console-null      patched (wait enabled), console=null, no ttynull built
+                    in: no wait (ttynull cannot come before init)
+  default-no-wait   stock (the default boot), console=ttyS0 console=ttyUSB0,
+                    no usb-serial: the named console never comes, and the
+                    default kernel does not wait for it: no wait in the
+                    log, the last-initcall-to-init handover under
+                    --handover-max, init on ttyS0
+  wait-off          the stock build and the patched one booted by default:
                     the race reproduces on both, and the handover agrees
                     (./run-tests --full; needs kernel/build stock)
 
@@ -116,40 +127,50 @@ def check(cond, msg):
 
 
 KERNEL_OVERRIDE = {}
-# "stock" is the patched kernel with the wait off (consoledelay=0): the
-# patch's only effect then is a flag set and a wake-up in
+# "stock" is the patched kernel booted by default: the wait is opt-in,
+# so the patch's only effect then is a flag set and a wake-up in
 # register_console() that nobody waits for, and test/kernel's wait-off
 # boots (./run-tests --full) compare it with a real stock build. So CI
-# builds one kernel, not two; --stock-build (WAITDEV_KERNEL_STOCK=1)
-# boots kernel/build's stock kernel instead.
+# builds one kernel per base, not two; WAITDEV_KERNEL_STOCK=1 boots
+# kernel/build's stock kernel instead.
 STOCK_BUILD = os.environ.get("WAITDEV_KERNEL_STOCK") == "1"
-WAIT_OFF = "consoledelay=0"
+# "patched": the wait enabled on the command line, with a bound far above
+# any console registration seen here (about 0.4 s after init would start)
+ENABLE = "consoledelay=10000"
+BASE = "6.1"
 
 
 def kernel(variant):
     """The bzImage and the command line words that boot @variant:
-    "patched", "stock" (see STOCK_BUILD) or "stock-build"."""
+    "patched" (the wait enabled), "stock" (see STOCK_BUILD) or
+    "stock-build", of the base --base chose."""
     if variant in KERNEL_OVERRIDE:
         return KERNEL_OVERRIDE[variant], ""
     extra = ""
     if variant == "stock" and not STOCK_BUILD:
-        variant, extra = "patched", WAIT_OFF
+        variant = "patched"
     elif variant == "stock-build":
         variant = "stock"
-    p = subprocess.run([os.path.join(TOP, "kernel", "build"), "--print",
-                        variant], capture_output=True, text=True)
+    elif variant == "patched":
+        extra = ENABLE
+    p = subprocess.run([os.path.join(TOP, "kernel", "build"), "--base",
+                        BASE, "--print", variant],
+                       capture_output=True, text=True)
     if p.returncode != 0:
-        raise TestFailure("no %s kernel: %s (build it with kernel/build "
-                          "%s; about 9 min on 2 idle cores)"
-                          % (variant, p.stderr.strip(), variant))
+        raise TestFailure("no %s %s kernel: %s (build it with kernel/build "
+                          "--base %s %s; about 9 min on 2 idle cores)"
+                          % (BASE, variant, p.stderr.strip(), BASE,
+                             variant))
     return p.stdout.strip(), extra
 
 
 def variant_name(variant):
     if variant == "stock" and not STOCK_BUILD and \
             "stock" not in KERNEL_OVERRIDE:
-        return "stock (patched, %s)" % WAIT_OFF
-    return variant
+        return "%s stock (patched, default boot)" % BASE
+    if variant == "patched" and "patched" not in KERNEL_OVERRIDE:
+        return "%s patched (%s)" % (BASE, ENABLE)
+    return "%s %s" % (BASE, variant)
 
 
 def build_initramfs(work, waitdev=None):
@@ -218,6 +239,10 @@ def boot(work, variant, append, name, usb_serial=False, xhci=1,
         qemu += ["-chardev", "file,id=us0,path=" + out,
                  "-device", "usb-serial,bus=xhci0.0,chardev=us0"]
     bzimage, extra = kernel(variant)
+    # a test's own consoledelay= or consolewait replaces ENABLE's: the
+    # last consoledelay= on the command line wins
+    if re.search(r"(^| )(consoledelay=|consolewait( |$))", append):
+        extra = ""
     b = harness.Boot(work, bzimage, initrd,
                      " ".join(w for w in (append, extra, "panic=-1 quiet")
                               if w), qemu, name=name, timeout=180).run()
@@ -255,9 +280,12 @@ def t_patched_console(work, args):
     m = re.search(r"console ttyUSB0 registered after (\d+) ms of waiting",
                   r.dmesg)
     waited = "%s ms" % m.group(1) if m else "no wait"
-    say("patched, console=ttyUSB0: /init at %.3f s, waited %s; fds %s"
-        % (r.time_to_init(), waited, "|".join(r.fds or [])))
+    say("%s, console=ttyUSB0: /init at %.3f s, waited %s; fds %s"
+        % (variant_name("patched"), r.time_to_init(), waited,
+           "|".join(r.fds or [])))
     say("/proc/consoles:\n" + (r.consoles or "(none)"))
+    check(m, "the enabled wait did not end on ttyUSB0's registration:\n%s"
+          % "\n".join(l for l in r.dmesg.splitlines() if "console" in l))
     check(RACE_WARNING not in r.dmesg,
           "the patched kernel still warns: %r" % RACE_WARNING)
     check(r.fds == ["/dev/console"] * 3,
@@ -279,9 +307,9 @@ def t_consoledelay(work, args):
     check(start is not None and gave_up is not None,
           "no 300 ms wait for ttyUSB0 in the log:\n%s" % r.dmesg[-2000:])
     waited = gave_up - start
-    say("patched, console=ttyUSB0 consoledelay=300, no usb-serial: "
+    say("%s patched, console=ttyUSB0 consoledelay=300, no usb-serial: "
         "waited %.0f ms (from %.3f to %.3f s), /init at %.3f s"
-        % (waited * 1000, start, gave_up, t_init))
+        % (BASE, waited * 1000, start, gave_up, t_init))
     check(warn is not None and warn >= gave_up,
           "no %r after the wait" % RACE_WARNING)
     # jiffies: at least the bound, rounded up to a tick; TCG adds latency
@@ -314,8 +342,8 @@ def t_no_wait(work, args):
     """console=ttyS0 registers during the initcalls: the patched kernel
     must not wait. Asserted exactly (no wait in the log) and as time:
     the last initcall to init handover, where the wait would be, must
-    match the stock kernel's within --handover-noise (the default wait
-    would add 1000 ms). Time to /init is printed, not asserted: TCG boots
+    match the stock kernel's within --handover-noise (a wait would add
+    its bound). Time to /init is printed, not asserted: TCG boots
     on the shared 2-core machine vary by over a second between boots of
     the same kernel, more than the 1 s it would have to resolve."""
     times, handover = {}, {}
@@ -348,7 +376,8 @@ def t_no_wait(work, args):
 
 def t_wait_off(work, args):
     """The premise of building one kernel: the patched kernel with the
-    wait off (consoledelay=0) boots like the stock build. Both kernels,
+    wait off (its default: no consoledelay=, no consolewait) boots like
+    the stock build. Both kernels,
     --boots boots each, on the stock-race setup (console=ttyUSB0, the
     usb-serial present at boot: the race must reproduce on both, init
     without stdio) and on console=ttyS0 with initcall_debug: the last
@@ -410,21 +439,24 @@ def hub_boot_costs(r):
 
 def t_hub_timing(work, args):
     """8520f38099cc moved each root hub's power-on delay off the thread
-    that probes it. With everything built in that thread is the boot
+    that probes it. Asserted per root hub; the growth figure is printed
+    only (report-only): across runs its net value ranged from -14 to +44
+    ms, raw about 1 s per controller of TCG xHCI emulation, so a bound on
+    it tested the emulator more than the hub init. With everything built in that thread is the boot
     thread, so the delay would land in time to /init. In 6.1 a root hub
     waits bPwrOn2PwrGood * 2 ms (hub_power_on_good_delay(): the 100 ms
     floor is for other hubs): 20 ms for an xhci's USB 2 root hub, 100 ms
     for its USB 3 one, so 120 ms per controller if synchronous. Measured
     per root hub directly (its probe, timed by initcall_debug, would
-    contain the delay: bound --per-hub), and as the growth of time to
-    /init from 1 to 8 controllers net of what the controllers themselves
-    cost the boot thread (PCI handoff quirk, xhci probe: slow MMIO
-    polling under TCG, not hub delays; bound --per-controller)."""
+    contain the delay: bound --per-hub); reported: the growth of time to
+    /init from 1 to 8 controllers, raw and net of what the controllers
+    themselves cost the boot thread (PCI handoff quirk, xhci probe: slow
+    MMIO polling under TCG, not hub delays)."""
     med, resid, hub_max = {}, {}, 0.0
     for n in (1, 8):
         times, residuals = [], []
         for i in range(args.boots):
-            r = boot(work, "patched", "console=ttyS0 initcall_debug",
+            r = boot(work, "stock", "console=ttyS0 initcall_debug",
                      "hub-%dx-%d" % (n, i), xhci=n)
             t, fixups, xhci, hubs = hub_boot_costs(r)
             check(len(hubs) == 2 * n, "%d root hub probes for %d xhci "
@@ -445,18 +477,14 @@ def t_hub_timing(work, args):
     extra = 8 - 1
     raw = (med[8] - med[1]) / extra
     net = (resid[8] - resid[1]) / extra
-    say("per added controller (2 root hubs): time to /init %+.1f ms raw, "
-        "%+.1f ms net of its PCI quirk and xhci probe (synchronous hub "
-        "power-on would add at least 120 ms); longest root hub probe "
-        "%.1f ms (synchronous: at least 100 ms for a USB 3 root hub)"
-        % (raw * 1000, net * 1000, hub_max * 1000))
+    say("%s, per added controller (2 root hubs), report-only: time to "
+        "/init %+.1f ms raw, %+.1f ms net of its PCI quirk and xhci probe "
+        "(synchronous hub power-on would add at least 120 ms); longest "
+        "root hub probe %.1f ms (synchronous: at least 100 ms for a USB 3 "
+        "root hub)" % (BASE, raw * 1000, net * 1000, hub_max * 1000))
     check(hub_max < args.per_hub,
           "a root hub probe took %.0f ms on the boot thread (bound %.0f)"
           % (hub_max * 1000, args.per_hub * 1000))
-    check(net < args.per_controller,
-          "time to /init grows by %.0f ms per controller beyond the "
-          "controllers' own cost (bound %.0f ms)"
-          % (net * 1000, args.per_controller * 1000))
 
 
 def consolewait_boot(work, variant, waitdev):
@@ -551,7 +579,7 @@ def t_consolewait_param(work, args):
                   r.dmesg)
     check(start is not None and m, "no consolewait wait in the log")
     waited = int(m.group(1)) / 1000
-    say("patched, console=ttyS0 console=ttyUSB0 consolewait, usb-serial "
+    say(BASE + " patched, console=ttyS0 console=ttyUSB0 consolewait, usb-serial "
         "plugged %.1f s into the wait: waited %.3f s, /init at %.3f s; "
         "fds %s" % (args.plug_after, waited, r.time_to_init(),
                     "|".join(r.fds or [])))
@@ -565,34 +593,36 @@ def t_consolewait_param(work, args):
 def t_console_null(work, args):
     """console= and console=null ask for ttynull; this kernel does not
     build it in (CONFIG_NULL_TTY is off), so it can never register before
-    init. The patch must not wait for it (before the fix: the whole
-    default 1000 ms on every such boot)."""
+    init. The patch, its wait enabled, must not wait for it (before the
+    fix: the whole bound on every such boot)."""
     r = boot(work, "patched", "console=null", "console-null")
     check(not re.search(WAIT_MSG, r.dmesg),
           "the patched kernel waited for ttynull:\n%s"
           % "\n".join(l for l in r.dmesg.splitlines() if "console" in l))
-    say("patched, console=null: no wait; /init at %.3f s"
-        % r.time_to_init())
+    say("%s, console=null: no wait; /init at %.3f s"
+        % (variant_name("patched"), r.time_to_init()))
 
 
-def t_default_wait(work, args):
-    """The documented cost of the default: with console=ttyS0
-    console=ttyUSB0 and no adapter, stock starts init on ttyS0 at once;
-    the patched kernel first waits the whole CONFIG_PRINTK_CONSOLE_WAIT
-    (1000 ms) for ttyUSB0, the preferred console, then opens ttyS0."""
-    r = boot(work, "patched", "console=ttyS0 console=ttyUSB0",
-             "default-wait")
-    start = r.stamp(r"waiting up to 1000 ms for console ttyUSB0")
-    gave_up = r.stamp(r"console ttyUSB0 did not register within 1000 ms")
-    check(start is not None and gave_up is not None,
-          "no 1000 ms wait for ttyUSB0 in the log:\n%s" % r.dmesg[-2000:])
-    waited = gave_up - start
-    say("patched, console=ttyS0 console=ttyUSB0, no usb-serial: waited "
-        "%.0f ms (from %.3f to %.3f s), /init at %.3f s; fds %s"
-        % (waited * 1000, start, gave_up, r.time_to_init(),
+def t_default_no_wait(work, args):
+    """The default costs nothing: with console=ttyS0 console=ttyUSB0 and
+    no adapter, the preferred console never comes; the kernel booted
+    without consoledelay= or consolewait must not wait for it: no wait
+    in the log, the last initcall to init handover (where the wait
+    would be) under --handover-max, and init on ttyS0 at once, as on a
+    kernel without the patch."""
+    r = boot(work, "stock", "console=ttyS0 console=ttyUSB0 initcall_debug",
+             "default-no-wait")
+    h = init_handover(r)
+    say("%s, console=ttyS0 console=ttyUSB0, no usb-serial: handover "
+        "%.1f ms, /init at %.3f s; fds %s"
+        % (variant_name("stock"), h * 1000, r.time_to_init(),
            "|".join(r.fds or [])))
-    check(0.99 <= waited <= 1.0 + args.slack,
-          "waited %.3f s with the default of 1000 ms" % waited)
+    check(not re.search(WAIT_MSG, r.dmesg),
+          "the default boot waited for ttyUSB0:\n%s"
+          % "\n".join(l for l in r.dmesg.splitlines() if "console" in l))
+    check(h < args.handover_max,
+          "the last initcall to init handover took %.0f ms (bound %.0f)"
+          % (h * 1000, args.handover_max * 1000))
     check(RACE_WARNING not in r.dmesg,
           "no initial console although ttyS0 was there")
     check(r.fds == ["/dev/console"] * 3,
@@ -608,7 +638,7 @@ TESTS = {
     "consolewait": t_consolewait,
     "consolewait-param": t_consolewait_param,
     "console-null": t_console_null,
-    "default-wait": t_default_wait,
+    "default-no-wait": t_default_no_wait,
     "wait-off": t_wait_off,
 }
 
@@ -616,15 +646,14 @@ TESTS = {
 # the tests' bounds and times, in seconds: option, default, what it is
 BOUNDS = [
     ("--slack", 0.25,
-     "consoledelay, default-wait: seconds allowed beyond the bound"),
+     "consoledelay: seconds allowed beyond the bound"),
+    ("--handover-max", 0.75,
+     "default-no-wait: bound on the last initcall to init handover, s "
+     "(189 to 480 ms measured without a wait)"),
     ("--handover-noise", 0.25,
      "no-wait: |patched - stock| bound on the last initcall to init "
      "handover, s"),
     ("--per-hub", 0.05, "hub-timing: bound on a root hub's probe, s"),
-    ("--per-controller", 0.1,
-     "hub-timing: bound on the growth of time to /init per added "
-     "controller, net of its own probe cost, s (a synchronous hub init "
-     "adds at least 0.12)"),
     ("--plug-after", 3.0,
      "consolewait-param: seconds into the wait before the usb-serial is "
      "plugged in"),
@@ -634,6 +663,8 @@ BOUNDS = [
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("test", choices=sorted(TESTS))
+    ap.add_argument("--base", default="6.1", choices=("6.1", "6.12"),
+                    help="the kernel base whose build to boot (default 6.1)")
     ap.add_argument("--waitdev", help="static waitdev (consolewait test)")
     ap.add_argument("--boots", type=int, default=5,
                     help="no-wait, hub-timing: boots per kernel or "
@@ -650,6 +681,8 @@ def main():
     args = ap.parse_args()
     if args.boots < 1:
         ap.error("--boots must be at least 1")
+    global BASE
+    BASE = args.base
     for k in args.kernel:
         variant, _, path = k.partition("=")
         if variant not in ("stock", "patched") or not os.path.isfile(path):
