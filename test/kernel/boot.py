@@ -24,8 +24,9 @@ test is about the enabled wait.
   no-wait           patched (wait enabled) vs stock, console=ttyS0 (there
                     before init): no wait in the log, the
                     handover from the last initcall to init (where the wait
-                    would be) unchanged; time to /init printed (5 boots each)
-  hub-timing        stock, 1 vs 8 qemu-xhci, 5 boots each: every root hub
+                    would be) unchanged; time to /init printed (--boots
+                    boots each: 3 in CI, 5 with ./run-tests --full)
+  hub-timing        stock, 1 vs 8 qemu-xhci, --boots each: every root hub
                     probed, and no root hub probe holds the boot thread for
                     its power-on delay; the growth of time to /init per
                     controller (raw, and net of the controllers' own probe
