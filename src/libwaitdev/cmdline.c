@@ -677,6 +677,8 @@ static void apply_deadlines(struct wait_config *cfg, const struct parse_state *s
 		if (st->has_rootdelay && st->rootdelay_ms > cfg->role[ROLE_ROOT].ms)
 			cfg->role[ROLE_ROOT].ms = st->rootdelay_ms;
 	}
+	/* the bottom of the root's stack is part of the wait for the root */
+	cfg->role[ROLE_STACK].ms = cfg->role[ROLE_ROOT].ms;
 	if (st->consolewait)
 		cfg->role[ROLE_CONSOLE].ms = DEADLINE_FOREVER;
 	else if (st->has_consoledelay)

@@ -35,6 +35,19 @@ const struct role role_table[ROLE_COUNT] = {
 		.default_ms = DEFAULT_RESUME_MS,
 		.parse = spec_parse_block,
 	},
+	/* only when named: waitdev.stack= or --stack. The devices a root
+	 * on dm-crypt, LVM or md needs before cryptsetup, lvm or mdadm can
+	 * assemble it (a LUKS container, the PVs, an md member): a hook
+	 * names them and waits for them instead of the root, which only
+	 * those tools make, after the wait. */
+	[ROLE_STACK] = {
+		.id = ROLE_STACK,
+		.name = "stack",
+		.shell_var = "WAITDEV_STACK",
+		.list = true,
+		.default_ms = DEFAULT_STACK_MS,
+		.parse = spec_parse_block,
+	},
 };
 
 const struct role *role_get(enum role_id id)

@@ -2,7 +2,8 @@
 /*
  * role.h - what a wait is for, as one table: the root filesystem's block
  * device, the console's tty, the network interfaces, the block device
- * a hibernated system resumes from. A role's row says
+ * a hibernated system resumes from, and the block devices a stacked root
+ * (dm-crypt, LVM, md) is assembled from. A role's row says
  * how it is named (the --NAME option, the waitdev.NAME= key, the log and
  * the JSON "role"), how its specs are parsed, whether it takes a list,
  * its default deadline and the shell variable --format shell sets.
@@ -24,6 +25,7 @@ enum role_id {
 	ROLE_CONSOLE,
 	ROLE_NET,
 	ROLE_RESUME,
+	ROLE_STACK,
 	ROLE_COUNT,
 };
 
@@ -36,6 +38,9 @@ enum role_id {
 #define DEFAULT_CONSOLE_MS 1000
 #define DEFAULT_NET_MS (30 * 1000)
 #define DEFAULT_RESUME_MS (5 * 1000)
+/* The bottom of a stacked root is waited for as the root is: its
+ * deadline is the root's (rootwait=, rootdelay=, this default). */
+#define DEFAULT_STACK_MS DEFAULT_ROOT_MS
 
 /* A set of roles (run_wait()'s): ROLE_BIT(ROLE_ROOT) | ... */
 #define ROLE_BIT(id) (1u << (id))

@@ -30,6 +30,8 @@ static void usage(void)
 	       "[:up|:carrier]\n"
 	       "  --resume SPEC         resume (hibernation) block device, "
 	       "as --root\n"
+	       "  --stack SPEC[,SPEC]   block devices a stacked root is made "
+	       "of (LUKS, PVs, md)\n"
 	       "  --timeout S           one deadline for everything (seconds "
 	       "or forever)\n"
 	       "  --cmdline STRING      parse STRING instead of /proc/cmdline\n"

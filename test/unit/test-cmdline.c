@@ -1037,7 +1037,7 @@ static void test_roles(void)
 	/* only a list role takes a list */
 	for (i = 0; i < ROLE_COUNT; i++) {
 		struct role_config rc;
-		int r = cmdline_parse_list(role_get(i), "k", "a1,b1", &rc, err,
+		int r = cmdline_parse_list(role_get(i), "k", "sda1,sdb1", &rc, err,
 					   sizeof(err));
 
 		CHECK_INT(r, role_get(i)->list ? 0 : -EINVAL);
@@ -1100,6 +1100,67 @@ static void test_rootfstype(void)
 	CHECK(cmdline_parse("rootfstype=a/b", &cfg, err, sizeof(err)) == -EINVAL);
 }
 
+/* waitdev.stack=: the bottom of a stacked root, a list of block specs
+ * that shares the root's deadline */
+static void test_stack(void)
+{
+	struct wait_config cfg;
+	char err[256];
+	const struct role_config *stack = &cfg.role[ROLE_STACK];
+
+	cmdline_config_init(&cfg);
+	CHECK_INT(stack->ms, 180000);
+	CHECK_INT(cmdline_parse("waitdev.stack=UUID=bce4de64-ab45-4643-83ad-"
+				"9b68ad13d8fb,UUID=VhRpli-ox8S-eLoi-xHha-0nTw-adEO-"
+				"p6KDly,PARTUUID=0badcafe-02",
+				&cfg, err, sizeof(err)),
+		  0);
+	CHECK_INT(cfg.n_problems, 0);
+	CHECK_INT(stack->n, 3);
+	CHECK_INT(stack->spec[0].type, SPEC_BLOCK_UUID);
+	CHECK_STR(stack->spec[1].value, "VhRpli-ox8S-eLoi-xHha-0nTw-adEO-p6KDly");
+	CHECK_INT(stack->spec[2].type, SPEC_BLOCK_PARTUUID);
+	/* no root named: the stack is all there is to wait for */
+	CHECK_INT(cfg.role[ROLE_ROOT].n, 0);
+
+	/* the root's deadline: rootwait=, rootdelay=, waitdev.timeout= */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait=7", &cfg, err, sizeof(err)), 0);
+	CHECK_INT(stack->ms, 7000);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("rootdelay=9 waitdev.stack=sdb1", &cfg, err, sizeof(err)), 0);
+	CHECK_INT(stack->ms, 9000);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait", &cfg, err, sizeof(err)), 0);
+	CHECK(stack->ms == DEADLINE_FOREVER);
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait=7 waitdev.timeout=2", &cfg,
+				err, sizeof(err)),
+		  0);
+	CHECK_INT(stack->ms, 2000);
+
+	/* a malformed spec: named, the list ignored, the root still read */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.stack=UUID=a,PARTUUID=xyz root=/dev/sda1", &cfg,
+				err, sizeof(err)),
+		  0);
+	CHECK_INT(stack->n, 0);
+	CHECK_INT(cfg.role[ROLE_ROOT].n, 1);
+	CHECK_MSG(cfg.n_problems == 1 && strstr(cfg.problems[0], "waitdev.stack"),
+		  "problem \"%s\"", cfg.n_problems ? cfg.problems[0] : "");
+	/* strict: the same line ends the parse */
+	cmdline_config_init(&cfg);
+	cfg.strict = true;
+	CHECK(cmdline_parse("waitdev.stack=UUID=a,PARTUUID=xyz", &cfg, err, sizeof(err)) ==
+	      -EINVAL);
+	CHECK_MSG(strstr(err, "waitdev.stack"), "message \"%s\"", err);
+	/* empty: no wait, as waitdev.net= */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 waitdev.stack=", &cfg, err, sizeof(err)),
+		  0);
+	CHECK_INT(stack->n, 0);
+}
+
 int main(void)
 {
 	test_roles();
@@ -1112,6 +1173,7 @@ int main(void)
 	test_parse_kernel_keys();
 	test_parse_long();
 	test_net_list();
+	test_stack();
 	test_parse_file();
 	return test_summary("test-cmdline");
 }
