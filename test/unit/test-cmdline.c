@@ -1125,13 +1125,16 @@ static void test_stack(void)
 
 	/* the root's deadline: rootwait=, rootdelay=, waitdev.timeout= */
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait=7", &cfg, err, sizeof(err)), 0);
+	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait=7", &cfg, err, sizeof(err)),
+		  0);
 	CHECK_INT(stack->ms, 7000);
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("rootdelay=9 waitdev.stack=sdb1", &cfg, err, sizeof(err)), 0);
+	CHECK_INT(cmdline_parse("rootdelay=9 waitdev.stack=sdb1", &cfg, err, sizeof(err)),
+		  0);
 	CHECK_INT(stack->ms, 9000);
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait", &cfg, err, sizeof(err)), 0);
+	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait", &cfg, err, sizeof(err)),
+		  0);
 	CHECK(stack->ms == DEADLINE_FOREVER);
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 rootwait=7 waitdev.timeout=2", &cfg,
@@ -1151,12 +1154,13 @@ static void test_stack(void)
 	/* strict: the same line ends the parse */
 	cmdline_config_init(&cfg);
 	cfg.strict = true;
-	CHECK(cmdline_parse("waitdev.stack=UUID=a,PARTUUID=xyz", &cfg, err, sizeof(err)) ==
-	      -EINVAL);
+	CHECK(cmdline_parse("waitdev.stack=UUID=a,PARTUUID=xyz", &cfg, err,
+			    sizeof(err)) == -EINVAL);
 	CHECK_MSG(strstr(err, "waitdev.stack"), "message \"%s\"", err);
 	/* empty: no wait, as waitdev.net= */
 	cmdline_config_init(&cfg);
-	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 waitdev.stack=", &cfg, err, sizeof(err)),
+	CHECK_INT(cmdline_parse("waitdev.stack=sdb1 waitdev.stack=", &cfg, err,
+				sizeof(err)),
 		  0);
 	CHECK_INT(stack->n, 0);
 }
