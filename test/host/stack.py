@@ -18,7 +18,6 @@ physical volume (pvcreate on the loop device, then detached):
 
 blkid(8) -p checks each image first, so a failure is waitdev's.
 """
-import shlex
 import subprocess
 import sys
 sys.dont_write_bytecode = True
@@ -65,12 +64,9 @@ def images(h):
 
 
 def stack_var(p):
-    """The devices in --format shell's WAITDEV_STACK= (one quoted word,
-    the nodes separated by blanks), None if no such line."""
-    for line in p.stdout.splitlines():
-        if line.startswith("WAITDEV_STACK="):
-            return " ".join(shlex.split(line[len("WAITDEV_STACK="):])).split()
-    return None
+    """The devices in --format shell's WAITDEV_STACK (blank-separated in
+    one quoted word), in the order of the specs."""
+    return (host.shell_vars(p.stdout).get("WAITDEV_STACK") or "").split()
 
 
 def body(h):
