@@ -11,10 +11,11 @@ physical volume (pvcreate on the loop device, then detached):
     the first, it ends on the second, and --format shell's WAITDEV_STACK
     names both devices in the order of the specs;
   * one never comes (rootwait=2): exit 1 at the root's deadline, the
-    diagnosis names the missing spec and the one found;
+    diagnosis names the missing spec, and JSON has both as role "stack",
+    the container found and the PV timed out;
   * rootfstype=ext4 (the root's type, inside the container) does not
     hide the container or the PV: both found at once when present;
-  * --stack, the option, is the same list; JSON says role "stack".
+  * --stack, the option, is the same list.
 
 blkid(8) -p checks each image first, so a failure is waitdev's.
 """
@@ -31,7 +32,7 @@ LVM_CONFIG = ("devices { obtain_device_list_from_udev=0 use_devicesfile=0 } "
               "backup { backup=0 archive=0 }")
 
 
-def run_tool(h, argv, what, stdin=None):
+def run_tool(argv, what, stdin=None):
     host.log("+ " + " ".join(argv))
     r = subprocess.run(argv, input=stdin, capture_output=True)
     if r.returncode != 0:
@@ -50,13 +51,13 @@ def expect_type(img, fs_type):
 def images(h):
     """The LUKS container's and the PV's backing files and UUIDs."""
     luks = h.image("luks", None, size=16 << 20)
-    run_tool(h, ["cryptsetup", "luksFormat", "--batch-mode", "--pbkdf",
+    run_tool(["cryptsetup", "luksFormat", "--batch-mode", "--pbkdf",
                  "pbkdf2", "--pbkdf-force-iterations", "1000",
                  "--key-file", "-", luks],
              "cryptsetup luksFormat (package cryptsetup-bin)", b"wdt")
     pv = h.image("pv", None, size=16 << 20)
     h.attach(PV, pv)
-    run_tool(h, ["pvcreate", "--yes", "--config", LVM_CONFIG,
+    run_tool(["pvcreate", "--yes", "--config", LVM_CONFIG,
                  "/dev/loop%d" % PV], "pvcreate (package lvm2)")
     h.detach(PV)
     return (luks, expect_type(luks, "crypto_LUKS"),
