@@ -52,13 +52,13 @@ def images(h):
     """The LUKS container's and the PV's backing files and UUIDs."""
     luks = h.image("luks", None, size=16 << 20)
     run_tool(["cryptsetup", "luksFormat", "--batch-mode", "--pbkdf",
-                 "pbkdf2", "--pbkdf-force-iterations", "1000",
-                 "--key-file", "-", luks],
+              "pbkdf2", "--pbkdf-force-iterations", "1000",
+              "--key-file", "-", luks],
              "cryptsetup luksFormat (package cryptsetup-bin)", b"wdt")
     pv = h.image("pv", None, size=16 << 20)
     h.attach(PV, pv)
     run_tool(["pvcreate", "--yes", "--config", LVM_CONFIG,
-                 "/dev/loop%d" % PV], "pvcreate (package lvm2)")
+              "/dev/loop%d" % PV], "pvcreate (package lvm2)")
     h.detach(PV)
     return (luks, expect_type(luks, "crypto_LUKS"),
             pv, expect_type(pv, "LVM2_member"))
