@@ -23,6 +23,11 @@ waiting on a fake sysfs and an injected (here silent) uevent feed:
   rd.iscsi.*, fcoe=, rd.nvmf.*, rd.neednet=1), whose network jobs this
   job would hold up: the job says why and leaves the wait to dracut,
   without running waitdev;
+- a stacked root (an lvm, cryptsetup, ... in the image): the job waits
+  for the devices named by waitdev.stack=, rd.luks.uuid= (luks- dropped)
+  and rd.md.uuid= (mdadm's form as libblkid writes a member's UUID),
+  with the root's deadline and not for the root, and leaves root as it
+  is for dracut's own jobs to assemble; with none named it steps aside;
 - the job leaves none of its names in init's shell.
 
 Standard library only; no root needed. Exit 0 when every case passed.
@@ -49,7 +54,7 @@ job="$TEST_JOB"
 AFTER = r"""
 echo "RESULT root=$root main_loop=$main_loop"
 for v in spec out rc secs tool cmdline net log w rest q part noglob \
-        presence strip s off wroot netkey why; do
+        presence strip s off wroot netkey why stack u a b c d; do
     eval "[ -z \"\${$v+set}\" ] || echo \"LEAKED $v\""
 done
 """
@@ -90,11 +95,16 @@ def make_sysfs(top, root=False, net=False):
     return sysfs
 
 
-def run_job(shell, waitdev, hook, cmdline, sysfs, top, root, bound):
-    """Source the job in @shell; returns (output, seconds, waitdev's
-    arguments)."""
+def run_job(shell, waitdev, hook, cmdline, sysfs, top, root, bound,
+            tools=()):
+    """Source the job in @shell, with stand-ins of the assemblers @tools
+    in its PATH; returns (output, seconds, waitdev's arguments)."""
     stubdir = os.path.join(top, "bin")
     os.makedirs(stubdir, exist_ok=True)
+    for t in tools:
+        with open(os.path.join(stubdir, t), "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(os.path.join(stubdir, t), 0o755)
     # PATH holds only these: no lvm, mdadm, ... of the host (the job
     # would step aside)
     rm = shutil.which("rm")
@@ -210,7 +220,28 @@ def main():
          {"root": True}, "not:rd.neednet= needs dracut's network jobs first"),
         ("neednet-0", "root=/dev/sdq1 rd.neednet=0", "block:/dev/sdq1",
          {"root": True}, "found"),
+        # stacked roots: an assembler in the image (ASSEMBLERS)
+        ("stack-found", "root=/dev/mapper/wdtroot waitdev.stack=/dev/sdq1",
+         "block:/dev/mapper/wdtroot", {"root": True}, "stack-found"),
+        ("stack-luks-md", "root=/dev/mapper/wdtroot rd.luks.uuid=luks-"
+         "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0 "
+         "rd.md.uuid=3f2c1b0e:12345678:9abcdef0:11223344",
+         "block:/dev/mapper/wdtroot", {"root": True}, "stack-gave-up"),
+        ("stack-none", "root=/dev/mapper/wdtvg-root rd.lvm.vg=wdtvg",
+         "block:/dev/mapper/wdtvg-root", {"root": True},
+         "not:lvm may assemble the root and no device it is made of is "
+         "named (rd.luks.uuid=, rd.md.uuid=, waitdev.stack=)"),
     ]
+    # the assemblers in the image of each stacked case
+    assemblers = {"stack-found": ["cryptsetup"],
+                  "stack-luks-md": ["cryptsetup", "mdadm"],
+                  "stack-none": ["lvm"]}
+    stack_asked = {
+        "stack-found": "waitdev.root= waitdev.stack=/dev/sdq1 rootwait=1",
+        "stack-luks-md": "waitdev.root= waitdev.stack=UUID=0f1e2d3c-4b5a-"
+                         "4968-8776-a5b4c3d2e1f0,UUID=3f2c1b0e-1234-5678-"
+                         "9abc-def011223344 rootwait=1",
+    }
     sh = shells()
     if not sh:
         print("no POSIX shell found")
@@ -224,7 +255,8 @@ def main():
                 # gave up: the 1 s deadline, then the job returns; found:
                 # at once. Never the net deadline (30 s) or forever.
                 out, took, args = run_job(argv, waitdev, hook, cmdline,
-                                          sysfs, top, root, 15)
+                                          sysfs, top, root, 15,
+                                          assemblers.get(name, ()))
             finally:
                 shutil.rmtree(top, ignore_errors=True)
             print("%s: %.2f s" % (cname, took))
@@ -245,8 +277,8 @@ def main():
                       out)
                 check(cname, not args, "waitdev did not run (%s)" % args,
                       out)
-                check(cname, "RESULT root=block:/dev/sdq1 main_loop=0" in out,
-                      "root and main_loop untouched", out)
+                check(cname, "RESULT %s main_loop=0" % ("root=" + root)
+                      in out, "root and main_loop untouched", out)
             elif want == "gave-up":
                 check(cname, "RESULT root=block:/dev/sdq1 main_loop=2" in out,
                       "gave up: root unchanged, main_loop at the timeout "
@@ -255,10 +287,27 @@ def main():
                       "waitdev's root deadline is the job's (1 s)", out)
                 check(cname, took > 0.9, "waitdev did wait (%.2f s)" % took,
                       out)
+            elif want == "stack-found":
+                check(cname, "RESULT root=%s main_loop=0" % root in out
+                      and "wait_for_dev" not in out,
+                      "the stack found: root left to dracut's jobs", out)
+                check(cname, "info: waitdev: stack /dev/sdq1 is /dev/sdq1; "
+                      "dracut assembles the root" in out, "and says so", out)
+            elif want == "stack-gave-up":
+                check(cname, "RESULT root=%s main_loop=2" % root in out,
+                      "gave up on the stack: root unchanged, main_loop at "
+                      "the timeout jobs", out)
+                check(cname, "stack UUID=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0:"
+                      " missing after 1.0" in out,
+                      "the stack's deadline is the job's root deadline", out)
             else:
                 check(cname, "RESULT root=block:/dev/sdq1 main_loop=0" in out
                       and "wait_for_dev /dev/sdq1" in out,
                       "found: root is the node, dracut waits for it", out)
+            if name in stack_asked:
+                check(cname, text.endswith(" " + stack_asked[name]),
+                      "waitdev is asked for the stack, not the root (%r)"
+                      % text, out)
             if name == "net-presence":
                 check(cname, "waitdev.net=eth9,52:54:00:12:34:57" in text,
                       "the job asks only for the interfaces to exist", out)

@@ -60,6 +60,15 @@ install() {
     fi
     # 00: first in the initqueue, before the jobs of other modules poll
     inst_hook initqueue 00 "$moddir/waitdev-root.sh"
+    # waitdev_stack= in dracut.conf: the devices a stacked root is made
+    # of (an LVM root's PVs, which its command line does not name), for
+    # the job as waitdev.stack= on dracut's view of the command line
+    if [[ $waitdev_stack ]]; then
+        mkdir -p "$initdir/etc/cmdline.d"
+        printf 'waitdev.stack=%s\n' "$waitdev_stack" \
+            > "$initdir/etc/cmdline.d/90waitdev-stack.conf"
+        dinfo "waitdev: the stack is $waitdev_stack (waitdev_stack=)"
+    fi
 }
 
 # systemd's initrd waits for root with a device unit

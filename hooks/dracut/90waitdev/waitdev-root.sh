@@ -106,11 +106,59 @@ waitdev_not_here() {
     fi
 }
 
+# The devices a stacked root is assembled from, as a waitdev spec list,
+# from the command line $1 (with /etc/cmdline.d, where the module puts
+# a waitdev_stack= of dracut.conf): each rd.luks.uuid= (luks- dropped),
+# each rd.md.uuid= (mdadm's four 8-digit groups as blkid writes the
+# member's UUID), and waitdev.stack=.  Empty when none is named: an LVM
+# root names no PV on the command line.
+waitdev_stack() {
+    # shellcheck disable=SC3043
+    local w u stack="" noglob=""
+    case $- in *f*) noglob=1 ;; esac
+    set -f
+    for w in $1; do
+        u=""
+        case $w in
+            rd.luks.uuid=?*)
+                u=${w#rd.luks.uuid=}
+                u=UUID=${u#luks-}
+                ;;
+            rd.md.uuid=????????:????????:????????:????????)
+                u=$(waitdev_md_uuid "${w#rd.md.uuid=}") ;;
+            waitdev.stack=?*)
+                u=${w#waitdev.stack=}
+                u=${u#\"}
+                u=${u%\"}
+                ;;
+        esac
+        [ -z "$u" ] || stack="${stack:+$stack,}$u"
+    done
+    [ -n "$noglob" ] || set +f
+    printf '%s' "$stack"
+}
+
+# mdadm's array UUID $1 (aaaaaaaa:bbbbbbbb:cccccccc:dddddddd) as libblkid
+# reads it from a member: UUID=aaaaaaaa-bbbb-bbbb-cccc-ccccdddddddd.
+waitdev_md_uuid() {
+    # shellcheck disable=SC3043
+    local a b c d
+    a=${1%%:*}
+    d=${1##*:}
+    b=${1#*:}
+    b=${b%%:*}
+    c=${1%:*}
+    c=${c##*:}
+    printf 'UUID=%s-%s-%s-%s-%s%s' "$a" "${b%????}" "${b#????}" \
+        "${c%????}" "${c#????}" "$d"
+}
+
 waitdev_root() {
     # local, as dracut's own scripts use it (dash, bash and busybox have
     # it): this runs in init's shell and must not leave names behind
     # shellcheck disable=SC3043
-    local spec out rc secs tool cmdline net why log=/run/initramfs/waitdev.log
+    local spec out rc secs tool cmdline net why stack \
+        log=/run/initramfs/waitdev.log
 
     # Only a block root (parse-block.sh made it "block:DEV"); nfs:,
     # live:, iscsi: and the like are other modules' business.
@@ -122,19 +170,26 @@ waitdev_root() {
         warn "waitdev: not in this initramfs; dracut waits the stock way"
         return 0
     fi
-    why=$(waitdev_not_here "$(waitdev_kernel_part "$(getcmdline)")")
+    cmdline=$(waitdev_kernel_part "$(getcmdline)")
+    why=$(waitdev_not_here "$cmdline")
     if [ -n "$why" ]; then
         info "waitdev: $why; dracut waits the stock way"
         return 0
     fi
     # lvm, cryptsetup, mdadm, multipath and dmraid assemble roots from
-    # initqueue jobs that udev rules queue: this job blocking the main
-    # loop would hold them back until waitdev's deadline.
+    # initqueue jobs that udev rules queue, which this job holds up while
+    # it waits: wait only for the devices the root is made of (the
+    # stack), then return and let those jobs run; step aside when none
+    # is named.
+    stack=""
     for tool in lvm cryptsetup mdadm multipath dmraid; do
-        if command -v "$tool" > /dev/null; then
-            info "waitdev: $tool may assemble the root; dracut waits the stock way"
+        command -v "$tool" > /dev/null || continue
+        stack=$(waitdev_stack "$cmdline")
+        if [ -z "$stack" ]; then
+            info "waitdev: $tool may assemble the root and no device it is made of is named (rd.luks.uuid=, rd.md.uuid=, waitdev.stack=); dracut waits the stock way"
             return 0
         fi
+        break
     done
 
     # The root deadline: when dracut's main loop would start its timeout
@@ -148,8 +203,11 @@ waitdev_root() {
     # These settings go after the kernel's part of it: after a "--"
     # (init's arguments follow) waitdev would not read them, and a
     # kernel-style rootwait before it would make the wait endless.
-    cmdline=$(waitdev_kernel_part "$(getcmdline)")
-    cmdline="$cmdline waitdev.root=$spec rootwait=$secs"
+    if [ -n "$stack" ]; then
+        cmdline="$cmdline waitdev.root= waitdev.stack=$stack rootwait=$secs"
+    else
+        cmdline="$cmdline waitdev.root=$spec rootwait=$secs"
+    fi
     net=$(waitdev_net_presence "$cmdline")
     if [ -n "$net" ]; then
         info "waitdev: waiting for interfaces $net to exist; dracut's network jobs bring them up"
@@ -166,8 +224,16 @@ waitdev_root() {
             return 0
             ;;
     esac
-    unset WAITDEV_ROOT WAITDEV_CONSOLE WAITDEV_NET WAITDEV_MISSING
+    unset WAITDEV_ROOT WAITDEV_CONSOLE WAITDEV_NET WAITDEV_STACK \
+        WAITDEV_MISSING
     eval "$out"
+    if [ -n "$stack" ] && [ -z "$WAITDEV_MISSING" ]; then
+        # root stays as it is: the jobs that udev queued for the stack
+        # (cryptroot-ask, lvm_scan, mdraid_start) run next and assemble
+        # it, and dracut's own wait finds it
+        info "waitdev: stack $stack is $WAITDEV_STACK; dracut assembles the root"
+        return 0
+    fi
     if [ -n "$WAITDEV_ROOT" ]; then
         # dracut's finished check for root=UUID=... waits for udev's
         # /dev/disk/by-uuid link.  The node waitdev found is the same
