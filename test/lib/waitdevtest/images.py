@@ -113,6 +113,10 @@ STACKED = {
     "lvm2": ("lvm",),
     "cryptsetup-initramfs": ("crypt",),
     "dracut-network": ("network-legacy", "nbd"),
+    # device-mapper's udev rules (initramfs-tools' dmsetup hook), which
+    # lvm2 and cryptsetup depend on: without 95-dm-notify.rules their udev
+    # sync waits for a cookie forever (dracut's dm module has its own)
+    "dmsetup": (),
 }
 # The programs a network root's dracut modules install: (program,
 # package), checked before a build (dracut would leave the module out).
@@ -343,13 +347,15 @@ def dracut_script(d, marker, kver, modules, out, hooks, extra=""):
 
 
 def build_dracut(work, tree, kver, waitdev, out, assembler=False,
-                 hooks=None, packages=(), hide=()):
+                 hooks=None, packages=(), hide=(), include=None, conf=""):
     """dracut's shell initrd; with waitdev when @waitdev is a path; with
     a stand-in /sbin/lvm when @assembler; with the dracut modules of the
-    STACKED @packages. The module comes in the way a user asks for it,
-    add_dracutmodules+=" waitdev " in a dracut.conf.d file, with the
-    hooks installed when @hooks (default: with waitdev); @waitdev may
-    then name a binary that does not exist. Returns dracut's output."""
+    STACKED @packages; with the files of @include ({path in the image:
+    host file}); with @conf, lines for a dracut.conf.d file. The module
+    comes in the way a user asks for it, add_dracutmodules+=" waitdev "
+    in a dracut.conf.d file, with the hooks installed when @hooks
+    (default: with waitdev); @waitdev may then name a binary that does
+    not exist. Returns dracut's output."""
     need("dracut", "dracut-core")
     if "dracut-network" in packages:
         for program, package in NETROOT_TOOLS:
@@ -367,6 +373,11 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
             f.write(ASSEMBLER)
         os.chmod(path, 0o755)
         lvm = "--include %s /sbin/lvm " % path
+    for dest, src in sorted((include or {}).items()):
+        lvm += "--include %s %s " % (src, dest)
+    if conf:
+        with open(os.path.join(d, "confdir", "test.conf"), "w") as f:
+            f.write(conf)
     script = dracut_script(d, marker, kver, modules, out, hooks, lvm)
     env = {"WAITDEV_BINARY": waitdev} if waitdev else {}
     text = in_namespace(work, tree, kver, script, env, "dracut", packages,
@@ -376,13 +387,16 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
 
 
 def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
-                      hooks=None, packages=(), hide=(), net=False):
+                      hooks=None, packages=(), hide=(), net=False,
+                      include=None, drivers=()):
     """initramfs-tools' image (busybox, udev); with waitdev when
     @waitdev is a path; with a local-top script when @assembler; with
     the initramfs-tools hooks and scripts of the STACKED @packages; with
     the hooks installed when @hooks (default: with waitdev), @waitdev may
     then name a binary that does not exist; with the NET_DRIVERS too
-    when @net. Returns mkinitramfs's output."""
+    when @net, and @drivers; with the files of @include ({path in the
+    image: host file}, copied by a hook of the test's configuration
+    directory). Returns mkinitramfs's output."""
     need("mkinitramfs", "initramfs-tools-core")
     if hooks is None:
         hooks = bool(waitdev)
@@ -394,12 +408,22 @@ def build_mkinitramfs(work, tree, kver, waitdev, out, assembler=False,
         f.write("MODULES=list\nBUSYBOX=y\nCOMPRESS=gzip\nRUNSIZE=10%\n"
                 "FSTYPE=ext4\n")
     with open(os.path.join(conf, "modules"), "w") as f:
-        f.write("\n".join(DRIVERS + (NET_DRIVERS if net else [])) + "\n")
+        f.write("\n".join(DRIVERS + (NET_DRIVERS if net else []) +
+                          list(drivers)) + "\n")
     marker = os.path.join(conf, "scripts", "init-top",
                           "00-waitdev-test-start")
     with open(marker, "w") as f:
         f.write(MKINITRAMFS_MARKER)
     os.chmod(marker, 0o755)
+    if include:
+        path = os.path.join(conf, "hooks", "waitdev-test-include")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n# test: files the boot needs\n"
+                    "case $1 in prereqs) exit 0 ;; esac\n")
+            for dest, src in sorted(include.items()):
+                f.write('mkdir -p "$DESTDIR%s"\ncp %s "$DESTDIR%s"\n'
+                        % (os.path.dirname(dest), src, dest))
+        os.chmod(path, 0o755)
     if assembler:
         os.makedirs(os.path.join(conf, "scripts", "local-top"))
         path = os.path.join(conf, "scripts", "local-top", "assembler")
@@ -512,22 +536,24 @@ BUILDERS = {"dracut": build_dracut, "mkinitramfs": build_mkinitramfs}
 
 
 def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
-          nobinary=False, packages=(), hide=(), net=False):
+          nobinary=False, packages=(), hide=(), net=False, include=None,
+          drivers=(), conf=""):
     """Build the image of @tool (with waitdev when @waitdev is a path;
     able to assemble roots, as with lvm2 or cryptroot, when @assembler;
     with the hooks installed but no waitdev binary to be found when
     @nobinary; with what the STACKED @packages add; on a host without
     the packages @hide; with the drivers of a late NIC, NET_DRIVERS,
-    when @net: mkinitramfs only); returns the harness environment for
-    booting it, with the generator's output under "output"."""
+    when @net, and the modules @drivers: mkinitramfs only; with the
+    files of @include, {path in the image: host file}; with @conf, lines
+    of a dracut.conf.d file: dracut only); returns the harness
+    environment for booting it, with the generator's output under
+    "output"."""
     vmlinuz, tree, kver = harness.obtain_kernel(kernel, modules)
     os.makedirs(work, exist_ok=True)
     out = os.path.join(work, "%s-%s%s%s%s.img" % (
         tool, "nobinary" if nobinary else "waitdev" if waitdev else "stock",
         "-assembler" if assembler else "", "-net" if net else "",
         "".join("-" + p for p in packages)))
-    if net and tool != "mkinitramfs":
-        raise HarnessError("build(net=True): only for mkinitramfs")
     if nobinary:
         # where the hooks are told to look, and find nothing
         waitdev = os.path.join(work, "no-such-dir", "waitdev")
@@ -537,7 +563,17 @@ def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
         if p not in STACKED:
             raise HarnessError("%s: not a package an image can ask for "
                                "(one of %s)" % (p, ", ".join(STACKED)))
-    extra = {"net": True} if net else {}
+    if (net or drivers) and tool != "mkinitramfs":
+        raise HarnessError("build(net=, drivers=): only for mkinitramfs")
+    if conf and tool != "dracut":
+        raise HarnessError("build(conf=): only for dracut")
+    extra = {"include": include} if include else {}
+    if net:
+        extra["net"] = True
+    if drivers:
+        extra["drivers"] = drivers
+    if conf:
+        extra["conf"] = conf
     text = BUILDERS[tool](work, tree, kver, waitdev, out, assembler,
                           hooks=bool(waitdev), packages=packages, hide=hide,
                           **extra)
