@@ -34,8 +34,10 @@ The scenarios (the meson suite 'distro', one test each):
         rootdelay= it had moved aside, as stock init would have;
   dracut-waitdev-step-aside, mkinitramfs-waitdev-step-aside
         an image that can assemble roots (a stand-in /sbin/lvm, a
-        local-top script): the hook says it steps aside, waitdev does not
-        wait, and the stock wait boots the late stick;
+        local-top script) with no device of the root's stack named (no
+        waitdev.stack=, rd.luks.uuid=, cryptopts=; stacked.py boots those):
+        the hook says it steps aside, waitdev does not wait, and the stock
+        wait boots the late stick;
   mkinitramfs-waitdev-off
         waitdev=0 on the command line: the hook says it is off and does
         not run waitdev, and the stock wait boots the late stick (dracut's
@@ -261,8 +263,9 @@ def s_fallback(env, tool):
 
 def s_step_aside(env, tool):
     """An image that can assemble roots (lvm, cryptroot: here stand-ins
-    that assemble nothing): the hook leaves the wait to the tool, since
-    its jobs may have to run before the root appears."""
+    that assemble nothing) and a command line that names no device of
+    the root's stack: the hook leaves the wait to the tool, since its
+    jobs may have to run before the root appears."""
     name = "%s-waitdev-step-aside" % tool
     c = Check(name)
     b = boot(env, name, APPEND[tool], [(PLUG_AT, *usb_stick())])
