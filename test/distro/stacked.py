@@ -34,19 +34,24 @@ The scenarios (the meson suite 'distro', one test each):
         /etc/crypttab of the image: the job waits for the container as the
         stack and leaves the root to dracut's cryptroot-ask;
   dracut-lvm-late
-        root=/dev/mapper/wdtvg-root; the PV comes from waitdev_stack= in
-        the image's dracut.conf (an LVM command line names no PV): the job
-        waits for it, then dracut's lvm_scan activates the VG.
+        root=/dev/mapper/wdtvg-root; an LVM command line names no PV, so
+        the image was built with the PV's partition (a loop device of the
+        disk here) as --add-device, whose UUID= the module records (a
+        hostonly image records the host root's stack the same way), and
+        with waitdev_stack="PARTLABEL=stacked" in its dracut.conf: the
+        job waits for both, then dracut's lvm_scan activates the VG.
 
 In each, the root's /sbin/init runs within 30 s of the plug, waitdev's
 log says what it found, and neither the hook's step-aside nor the
 stock scripts' own waits ("Waiting for encrypted source device", "Gave
 up waiting") appear. Exit 0 when every scenario passed.
 """
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import time
 
 from waitdevtest import harness, images
 from waitdevtest.harness import ROOT_UUID, Check, HarnessError
@@ -191,6 +196,55 @@ def build_lvm_disk(work, disk):
     return partitioned(os.path.join(work, "disk-lvm.img"), part, 28)
 
 
+@contextlib.contextmanager
+def attached(disk):
+    """@disk as a loop device of this host with its partitions (losetup
+    -P), for dracut's --add-device; yields partition 1's node. dracut
+    walks a device and its slaves through /dev/block/MAJ:MIN, links that
+    udevd makes and this host (no udevd) may lack, as it may lack the
+    partition's node (a /dev that is not the kernel's devtmpfs): they
+    are made for the while, and removed with whatever else was made
+    here."""
+    loop = harness.run(["losetup", "--find", "--show", "--partscan", disk],
+                       capture_output=True, text=True).stdout.strip()
+    made = []
+    try:
+        part = loop + "p1"
+        sysdir = "/sys/class/block/" + os.path.basename(part)
+        for _ in range(20):
+            if os.path.exists(sysdir):
+                break
+            time.sleep(0.1)
+        else:
+            # the kernel's own scan did not add it here (2026-12-07, this
+            # host's 6.1 kernel, the same GPT the guest reads): BLKPG
+            harness.run(["partx", "--add", loop])
+        if not os.path.exists(sysdir):
+            raise HarnessError("%s: no partition 1 after losetup -P and "
+                               "partx --add" % loop)
+        if not os.path.exists(part):
+            with open(os.path.join(sysdir, "dev")) as f:
+                maj, mnr = map(int, f.read().split(":"))
+            os.mknod(part, 0o600 | 0o060000, os.makedev(maj, mnr))
+            made.append(part)
+        if not os.path.isdir("/dev/block"):
+            os.mkdir("/dev/block")
+            made.append("/dev/block")
+        for node in (loop, part):
+            rdev = os.stat(node).st_rdev
+            link = "/dev/block/%d:%d" % (os.major(rdev), os.minor(rdev))
+            if not os.path.lexists(link):
+                os.symlink("../" + os.path.basename(node), link)
+                made.append(link)
+        yield part
+    finally:
+        harness.run(["partx", "--delete", loop], check=False,
+                    stderr=subprocess.DEVNULL)
+        harness.run(["losetup", "-d", loop])
+        for path in reversed(made):
+            (os.rmdir if path == "/dev/block" else os.unlink)(path)
+
+
 # how each scenario's image and command line are made: (tool, stack,
 # the STACKED packages; those the stack's package depends on too)
 SCENARIOS = {
@@ -227,7 +281,7 @@ def image_for(name, a, work, waitdev, built):
         else:
             built[stack] = (build_lvm_disk(work, disk), None)
     sdisk, key = built[stack]
-    include, conf, drivers = {}, "", ()
+    include, drivers = {}, ()
     if stack == "luks":
         include[KEY_IN_IMAGE] = key
         if tool == "dracut":
@@ -240,10 +294,20 @@ def image_for(name, a, work, waitdev, built):
             # the cipher's modules (MODULES=list: only what is named)
             drivers = ("dm_crypt", "xts", "ecb", "algif_skcipher")
     elif tool == "dracut":
-        conf = 'waitdev_stack="UUID=%s"\n' % PV_UUID
+        # the PV's partition as dracut's --add-device: the module records
+        # its UUID= (a hostonly image gets the host root's stack so);
+        # and waitdev_stack= of dracut.conf, the same partition by its
+        # PARTLABEL: both end up in the job's stack
+        conf = 'waitdev_stack="PARTLABEL=stacked"\n'
+        with attached(sdisk) as part:
+            env = images.build(tool, os.path.join(work, name), waitdev,
+                               a.kernel, a.modules, packages=packages,
+                               conf=conf, devices=(part,))
+        env["stacked_disk"] = sdisk
+        return env
     env = images.build(tool, os.path.join(work, name), waitdev, a.kernel,
                        a.modules, packages=packages, include=include,
-                       drivers=drivers, conf=conf)
+                       drivers=drivers)
     env["stacked_disk"] = sdisk
     return env
 
@@ -275,6 +339,8 @@ def s_late(env, name):
         found = r"waitdev: root /dev/mapper/%s-%s: found /dev/dm-0" % (VG, LV)
     elif stack == "lvm":
         found = r"waitdev: stack UUID=%s: found /dev/sda1" % PV_UUID
+        c.that(b.lines(r"waitdev: stack PARTLABEL=stacked: found /dev/sda1"),
+               "the stack has dracut.conf's waitdev_stack= too")
     else:
         found = r"waitdev: stack UUID=%s: found /dev/sda1" % LUKS_UUID
     c.that(b.lines(found), "waitdev's log says /%s/" % found)
@@ -282,8 +348,13 @@ def s_late(env, name):
         c.that(b.lines(r"wdtroot: set up successfully"),
                "cryptroot unlocked the container with the key file")
     if tool == "dracut":
-        c.that(b.lines(r"waitdev: stack \S+ is /dev/sda1; dracut assembles "
-                       r"the root"), "the job leaves the root to dracut")
+        c.that(b.lines(r"waitdev: stack \S+ found \(/dev/sda1( /dev/sda1)*"
+                       r"\); dracut assembles the root"),
+               "the job leaves the root to dracut")
+    elif stack == "luks":
+        c.that(b.lines(r"waitdev: stack \S+ found \(/dev/sda1\); "
+                       r"local-top/cryptroot local-block/cryptroot assemble "
+                       r"the root"), "the hook leaves the root to cryptroot")
     harness.log("%s: plug to root's init %s s" % (
         name, "%.2f" % took if took else None))
     return c, b

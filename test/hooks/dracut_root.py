@@ -26,8 +26,9 @@ waiting on a fake sysfs and an injected (here silent) uevent feed:
 - a stacked root (an lvm, cryptsetup, ... in the image): the job waits
   for the devices named by waitdev.stack=, rd.luks.uuid= (luks- dropped)
   and rd.md.uuid= (mdadm's form as libblkid writes a member's UUID),
-  with the root's deadline and not for the root, and leaves root as it
-  is for dracut's own jobs to assemble; with none named it steps aside;
+  with the root's deadline and not for the root, each device once, and
+  leaves root as it is for dracut's own jobs to assemble; with none
+  named it steps aside;
 - the job leaves none of its names in init's shell.
 
 Standard library only; no root needed. Exit 0 when every case passed.
@@ -227,6 +228,12 @@ def main():
          "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0 "
          "rd.md.uuid=3f2c1b0e:12345678:9abcdef0:11223344",
          "block:/dev/mapper/wdtroot", {"root": True}, "stack-gave-up"),
+        # a hostonly image: rd.luks.uuid= and the module's recorded
+        # stack name the same container, waited for once
+        ("stack-once", "root=/dev/mapper/wdtroot rd.luks.uuid=0f1e2d3c-"
+         "4b5a-4968-8776-a5b4c3d2e1f0 waitdev.stack=UUID=0f1e2d3c-4b5a-"
+         "4968-8776-a5b4c3d2e1f0", "block:/dev/mapper/wdtroot",
+         {"root": True}, "stack-gave-up"),
         ("stack-none", "root=/dev/mapper/wdtvg-root rd.lvm.vg=wdtvg",
          "block:/dev/mapper/wdtvg-root", {"root": True},
          "not:lvm may assemble the root and no device it is made of is "
@@ -235,12 +242,15 @@ def main():
     # the assemblers in the image of each stacked case
     assemblers = {"stack-found": ["cryptsetup"],
                   "stack-luks-md": ["cryptsetup", "mdadm"],
+                  "stack-once": ["cryptsetup"],
                   "stack-none": ["lvm"]}
     stack_asked = {
         "stack-found": "waitdev.root= waitdev.stack=/dev/sdq1 rootwait=1",
         "stack-luks-md": "waitdev.root= waitdev.stack=UUID=0f1e2d3c-4b5a-"
                          "4968-8776-a5b4c3d2e1f0,UUID=3f2c1b0e-1234-5678-"
                          "9abc-def011223344 rootwait=1",
+        "stack-once": "waitdev.root= waitdev.stack=UUID=0f1e2d3c-4b5a-"
+                      "4968-8776-a5b4c3d2e1f0 rootwait=1",
     }
     sh = shells()
     if not sh:
@@ -291,7 +301,7 @@ def main():
                 check(cname, "RESULT root=%s main_loop=0" % root in out
                       and "wait_for_dev" not in out,
                       "the stack found: root left to dracut's jobs", out)
-                check(cname, "info: waitdev: stack /dev/sdq1 is /dev/sdq1; "
+                check(cname, "info: waitdev: stack /dev/sdq1 found (/dev/sdq1); "
                       "dracut assembles the root" in out, "and says so", out)
             elif want == "stack-gave-up":
                 check(cname, "RESULT root=%s main_loop=2" % root in out,

@@ -36,6 +36,31 @@ depends() {
     return 0
 }
 
+# The LUKS containers, LVM PVs and md members among the devices dracut
+# was told the image needs (host_devs: in hostonly mode the host's root,
+# /usr, swap and the devices they are made of; the --add-device ones)
+# and their slaves, as a comma-separated list of UUID= specs (an md
+# array's members share one).  blkid -p: udev's cache may be stale.
+waitdev_host_stack() {
+    local stack=""
+    # called back by check_block_and_slaves_all with MAJ:MIN; sees the
+    # caller's stack (bash's dynamic scope)
+    # shellcheck disable=SC2317
+    _waitdev_stack_member() {
+        local type uuid
+        type=$(blkid -p -o value -s TYPE "/dev/block/$1" 2> /dev/null)
+        case $type in
+            crypto_LUKS | LVM2_member | linux_raid_member) ;;
+            *) return 1 ;;
+        esac
+        uuid=$(blkid -p -o value -s UUID "/dev/block/$1" 2> /dev/null)
+        [[ $uuid ]] || return 1
+        [[ ,$stack, == *,UUID=$uuid,* ]] || stack+=${stack:+,}UUID=$uuid
+    }
+    for_each_host_dev_and_slaves_all _waitdev_stack_member
+    printf '%s' "$stack"
+}
+
 # called by dracut
 install() {
     local bin
@@ -60,14 +85,18 @@ install() {
     fi
     # 00: first in the initqueue, before the jobs of other modules poll
     inst_hook initqueue 00 "$moddir/waitdev-root.sh"
-    # waitdev_stack= in dracut.conf: the devices a stacked root is made
-    # of (an LVM root's PVs, which its command line does not name), for
-    # the job as waitdev.stack= on dracut's view of the command line
-    if [[ $waitdev_stack ]]; then
+    # The devices a stacked root is made of, which its command line may
+    # not name (an LVM root's PVs): those dracut knows of, and
+    # waitdev_stack= of dracut.conf; for the job as waitdev.stack= on
+    # dracut's view of the command line
+    local stack
+    stack=$(waitdev_host_stack)
+    [[ $waitdev_stack ]] && stack+=${stack:+,}$waitdev_stack
+    if [[ $stack ]]; then
         mkdir -p "$initdir/etc/cmdline.d"
-        printf 'waitdev.stack=%s\n' "$waitdev_stack" \
+        printf 'waitdev.stack=%s\n' "$stack" \
             > "$initdir/etc/cmdline.d/90waitdev-stack.conf"
-        dinfo "waitdev: the stack is $waitdev_stack (waitdev_stack=)"
+        dinfo "waitdev: the root's stack: $stack"
     fi
 }
 

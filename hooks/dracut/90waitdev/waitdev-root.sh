@@ -132,7 +132,13 @@ waitdev_stack() {
                 u=${u%\"}
                 ;;
         esac
-        [ -z "$u" ] || stack="${stack:+$stack,}$u"
+        # once each: a hostonly image names a LUKS container both in
+        # rd.luks.uuid= and in the stack the module recorded
+        [ -n "$u" ] || continue
+        case ,$stack, in
+            *,"$u",*) ;;
+            *) stack="${stack:+$stack,}$u" ;;
+        esac
     done
     [ -n "$noglob" ] || set +f
     printf '%s' "$stack"
@@ -231,7 +237,7 @@ waitdev_root() {
         # root stays as it is: the jobs that udev queued for the stack
         # (cryptroot-ask, lvm_scan, mdraid_start) run next and assemble
         # it, and dracut's own wait finds it
-        info "waitdev: stack $stack is $WAITDEV_STACK; dracut assembles the root"
+        info "waitdev: stack $stack found ($WAITDEV_STACK); dracut assembles the root"
         return 0
     fi
     if [ -n "$WAITDEV_ROOT" ]; then

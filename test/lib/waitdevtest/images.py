@@ -347,11 +347,13 @@ def dracut_script(d, marker, kver, modules, out, hooks, extra=""):
 
 
 def build_dracut(work, tree, kver, waitdev, out, assembler=False,
-                 hooks=None, packages=(), hide=(), include=None, conf=""):
+                 hooks=None, packages=(), hide=(), include=None, conf="",
+                 devices=()):
     """dracut's shell initrd; with waitdev when @waitdev is a path; with
     a stand-in /sbin/lvm when @assembler; with the dracut modules of the
     STACKED @packages; with the files of @include ({path in the image:
-    host file}); with @conf, lines for a dracut.conf.d file. The module
+    host file}); with @conf, lines for a dracut.conf.d file; with
+    --add-device for each of the host's block @devices. The module
     comes in the way a user asks for it, add_dracutmodules+=" waitdev "
     in a dracut.conf.d file, with the hooks installed when @hooks
     (default: with waitdev); @waitdev may then name a binary that does
@@ -375,6 +377,8 @@ def build_dracut(work, tree, kver, waitdev, out, assembler=False,
         lvm = "--include %s /sbin/lvm " % path
     for dest, src in sorted((include or {}).items()):
         lvm += "--include %s %s " % (src, dest)
+    for dev in devices:
+        lvm += "--add-device %s " % dev
     if conf:
         with open(os.path.join(d, "confdir", "test.conf"), "w") as f:
             f.write(conf)
@@ -537,7 +541,7 @@ BUILDERS = {"dracut": build_dracut, "mkinitramfs": build_mkinitramfs}
 
 def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
           nobinary=False, packages=(), hide=(), net=False, include=None,
-          drivers=(), conf=""):
+          drivers=(), conf="", devices=()):
     """Build the image of @tool (with waitdev when @waitdev is a path;
     able to assemble roots, as with lvm2 or cryptroot, when @assembler;
     with the hooks installed but no waitdev binary to be found when
@@ -545,7 +549,8 @@ def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
     the packages @hide; with the drivers of a late NIC, NET_DRIVERS,
     when @net, and the modules @drivers: mkinitramfs only; with the
     files of @include, {path in the image: host file}; with @conf, lines
-    of a dracut.conf.d file: dracut only); returns the harness
+    of a dracut.conf.d file, and dracut's --add-device for each of the
+    host's block @devices: dracut only); returns the harness
     environment for booting it, with the generator's output under
     "output"."""
     vmlinuz, tree, kver = harness.obtain_kernel(kernel, modules)
@@ -565,8 +570,8 @@ def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
                                "(one of %s)" % (p, ", ".join(STACKED)))
     if (net or drivers) and tool != "mkinitramfs":
         raise HarnessError("build(net=, drivers=): only for mkinitramfs")
-    if conf and tool != "dracut":
-        raise HarnessError("build(conf=): only for dracut")
+    if (conf or devices) and tool != "dracut":
+        raise HarnessError("build(conf=, devices=): only for dracut")
     extra = {"include": include} if include else {}
     if net:
         extra["net"] = True
@@ -574,6 +579,8 @@ def build(tool, work, waitdev, kernel=None, modules=None, assembler=False,
         extra["drivers"] = drivers
     if conf:
         extra["conf"] = conf
+    if devices:
+        extra["devices"] = devices
     text = BUILDERS[tool](work, tree, kver, waitdev, out, assembler,
                           hooks=bool(waitdev), packages=packages, hide=hide,
                           **extra)
