@@ -3,7 +3,8 @@
 """
 Boot stacked roots, LUKS and LVM on a USB stick plugged late, through
 the images of both generators with the waitdev hooks (images.build(),
-with the packages of images.STACKED), in QEMU (waitdevtest.harness).
+with the packages of images.STACKED), and MD RAID through initramfs-tools',
+in QEMU (waitdevtest.harness).
 
     stacked.py [--waitdev PATH] [--kernel VMLINUZ --modules TREE]
                [--work DIR] [--list] SCENARIO...
@@ -16,7 +17,9 @@ that prints ROOT-INIT-OK) inside the stack:
     python3-cryptography), since this host has no device-mapper;
   - LVM: partition 1 is a PV (pvcreate, a fixed PV UUID) of the volume
     group wdtvg, whose LV root holds the file system (written at the
-    LV's first extent).
+    LV's first extent);
+  - MD: partition 1 is the file system with an md 1.0 superblock at its
+    end (host.md_member()), and a mdadm.conf names the array.
 
 The scenarios (the meson suite 'distro', one test each):
   mkinitramfs-luks-late
@@ -29,6 +32,13 @@ The scenarios (the meson suite 'distro', one test each):
         root=/dev/mapper/wdtvg-root; lvm2 has no local-top script (its
         udev rules activate the VG as the PV comes), so the hook waits for
         the root itself: waitdev finds the LV, dm-0;
+  mkinitramfs-md-late
+        root=UUID=<file system>; partition 1 is a one-disk RAID1 member
+        with metadata 1.0 (host.md_member(): the superblock at the end,
+        the file system from sector 0, so the member itself looks like
+        the root too), named by the image's mdadm.conf: the hook takes its
+        ARRAY UUID= as the stack, udev's incremental assembly starts the
+        array, and the array is mounted, not the member;
   dracut-luks-late
         rd.luks.uuid=luks-<container> root=UUID=<file system>, the key in
         /etc/crypttab of the image: the job waits for the container as the
@@ -53,7 +63,7 @@ import subprocess
 import sys
 import time
 
-from waitdevtest import harness, images
+from waitdevtest import harness, host, images
 from waitdevtest.harness import ROOT_UUID, Check, HarnessError
 from waitdevtest.images import APPEND, boot, both, plug_on, quit_on
 
@@ -89,11 +99,13 @@ def root_fs(disk):
 
 
 def partitioned(path, part, size_mib):
-    """A GPT disk @path of @size_mib MiB whose partition 1 (from 1 MiB
-    to the end) is the file @part."""
+    """A GPT disk @path of @size_mib MiB whose partition 1 (from 1 MiB,
+    exactly as big: an md 1.0 superblock sits at its end) is the file
+    @part."""
     with open(path, "wb") as f:
         f.truncate(size_mib << 20)
-    harness.run(["sgdisk", "-n", "1:2048:-34", "-t", "1:8300",
+    size = os.path.getsize(part)
+    harness.run(["sgdisk", "-n", "1:2048:+%dK" % (size >> 10), "-t", "1:8300",
                  "-c", "1:stacked", path], stdout=subprocess.DEVNULL)
     with open(part, "rb") as src, open(path, "r+b") as dst:
         dst.seek(FS_OFFSET)
@@ -196,6 +208,28 @@ def build_lvm_disk(work, disk):
     return partitioned(os.path.join(work, "disk-lvm.img"), part, 28)
 
 
+def build_md_disk(work, disk):
+    """The MD RAID disk and its mdadm.conf: returns (disk, mdadm.conf)."""
+    part = os.path.join(work, "md-part.img")
+    with open(part, "wb") as f:
+        f.write(root_fs(disk))
+        f.truncate(FS_SIZE + (4 << 20))
+    # metadata 1.0, at the end: the data (the file system) from sector 0
+    host.md_member(part, "1.0")
+    uuid = harness.run(["blkid", "-p", "-o", "value", "-s", "UUID", part],
+                       capture_output=True, text=True).stdout.strip()
+    hexd = uuid.replace("-", "")
+    if len(hexd) != 32:
+        raise HarnessError("md member: blkid read UUID %r" % uuid)
+    conf = os.path.join(work, "mdadm.conf")
+    with open(conf, "w") as f:
+        # mdadm's form of the array's UUID
+        f.write("ARRAY /dev/md/wdt UUID=%s\n" % ":".join(
+            hexd[i:i + 8] for i in range(0, 32, 8)))
+    return partitioned(os.path.join(work, "disk-md.img"), part,
+                       (FS_SIZE >> 20) + 6), (conf, uuid)
+
+
 @contextlib.contextmanager
 def attached(disk):
     """@disk as a loop device of this host with its partitions (losetup
@@ -251,6 +285,7 @@ SCENARIOS = {
     "mkinitramfs-luks-late": ("mkinitramfs", "luks",
                               ("cryptsetup-initramfs", "dmsetup")),
     "mkinitramfs-lvm-late": ("mkinitramfs", "lvm", ("lvm2", "dmsetup")),
+    "mkinitramfs-md-late": ("mkinitramfs", "md", ("mdadm",)),
     "dracut-luks-late": ("dracut", "luks", ("cryptsetup-initramfs",)),
     "dracut-lvm-late": ("dracut", "lvm", ("lvm2",)),
 }
@@ -261,6 +296,8 @@ def append_for(tool, stack):
     base = APPEND[tool].replace("root=UUID=%s " % ROOT_UUID, "")
     if stack == "lvm":
         return base + " root=/dev/mapper/%s-%s" % (VG, LV)
+    if stack == "md":
+        return APPEND[tool]
     if tool == "mkinitramfs":
         return base + (" cryptopts=target=wdtroot,source=UUID=%s,key=%s,"
                        "luks root=/dev/mapper/wdtroot" % (LUKS_UUID,
@@ -278,6 +315,8 @@ def image_for(name, a, work, waitdev, built):
     if stack not in built:
         if stack == "luks":
             built[stack] = build_luks_disk(work, disk)
+        elif stack == "md":
+            built[stack] = build_md_disk(work, disk)
         else:
             built[stack] = (build_lvm_disk(work, disk), None)
     sdisk, key = built[stack]
@@ -293,6 +332,9 @@ def image_for(name, a, work, waitdev, built):
         else:
             # the cipher's modules (MODULES=list: only what is named)
             drivers = ("dm_crypt", "xts", "ecb", "algif_skcipher")
+    elif stack == "md":
+        include["/etc/mdadm/mdadm.conf"] = key[0]
+        drivers = ("md_mod", "raid1")
     elif tool == "dracut":
         # the PV's partition as dracut's --add-device: the module records
         # its UUID= (a hostonly image gets the host root's stack so);
@@ -309,6 +351,8 @@ def image_for(name, a, work, waitdev, built):
                        a.modules, packages=packages, include=include,
                        drivers=drivers)
     env["stacked_disk"] = sdisk
+    # the LUKS key file, or (mdadm.conf, the array's UUID)
+    env["stack_key"] = key
     return env
 
 
@@ -341,6 +385,17 @@ def s_late(env, name):
         found = r"waitdev: stack UUID=%s: found /dev/sda1" % PV_UUID
         c.that(b.lines(r"waitdev: stack PARTLABEL=stacked: found /dev/sda1"),
                "the stack has dracut.conf's waitdev_stack= too")
+    elif stack == "md":
+        found = r"waitdev: stack UUID=%s: found /dev/sda1" % (
+            env["stack_key"][1])
+        c.that(b.lines(r"md/raid1:md\S+: active with 1 out of 1 mirrors"),
+               "udev's incremental assembly started the array")
+        c.that(b.lines(r"EXT4-fs \(md\d+\): mounted") and
+               not b.lines(r"EXT4-fs \(sda1\): mounted"),
+               "the array was mounted, not its member")
+        c.that(b.lines(r"waitdev: stack \S+ found \(/dev/sda1\); the root "
+                       r"is assembled by local-block/mdadm"),
+               "the hook leaves the root to mdadm")
     else:
         found = r"waitdev: stack UUID=%s: found /dev/sda1" % LUKS_UUID
     c.that(b.lines(found), "waitdev's log says /%s/" % found)
@@ -352,9 +407,10 @@ def s_late(env, name):
                        r"\); dracut assembles the root"),
                "the job leaves the root to dracut")
     elif stack == "luks":
-        c.that(b.lines(r"waitdev: stack \S+ found \(/dev/sda1\); "
-                       r"local-top/cryptroot local-block/cryptroot assemble "
-                       r"the root"), "the hook leaves the root to cryptroot")
+        c.that(b.lines(r"waitdev: stack \S+ found \(/dev/sda1\); the root "
+                       r"is assembled by local-top/cryptroot "
+                       r"local-block/cryptroot"),
+               "the hook leaves the root to cryptroot")
     harness.log("%s: plug to root's init %s s" % (
         name, "%.2f" % took if took else None))
     return c, b
