@@ -53,6 +53,9 @@ struct engine_options {
 	/* rootfstype=: the only filesystem types the probes look for
 	 * (besides RAID and crypto signatures); NULL or "": every type */
 	const char *probe_fstypes;
+	/* a spec needs a partition's entry in its table (PARTUUID=): only
+	 * then do the probes read the partition table */
+	bool probe_part_entry;
 	/* tests: run between subscribing and scanning, and after the scan */
 	void (*after_subscribe)(void *ctx);
 	void (*after_scan)(void *ctx);

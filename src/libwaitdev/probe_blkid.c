@@ -231,8 +231,9 @@ static int luks_after_narrow_probe(int fd, struct device *dev)
 	return 0;
 }
 
-int probe_block(struct device *dev, const char *node, const char *fstypes)
+int probe_block(struct device *dev, const char *node, const struct probe_request *req)
 {
+	const char *fstypes = req ? req->fstypes : NULL;
 	char buf[256];
 	struct type_list types;
 	bool only = false;
@@ -259,8 +260,12 @@ int probe_block(struct device *dev, const char *node, const char *fstypes)
 		if (only)
 			r = blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN,
 								(char **)types.name);
-		blkid_probe_enable_partitions(pr, 1);
-		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+		/* on a partition, its entry means the disk's table read
+		 * too: a request or more, through USB each a millisecond */
+		if (req && req->part_entry) {
+			blkid_probe_enable_partitions(pr, 1);
+			blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+		}
 		if (r == 0)
 			r = blkid_do_safeprobe(pr);
 	}

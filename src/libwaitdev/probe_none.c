@@ -14,10 +14,10 @@ bool probe_available(void)
 	return false;
 }
 
-int probe_block(struct device *dev, const char *node, const char *fstypes)
+int probe_block(struct device *dev, const char *node, const struct probe_request *req)
 {
 	(void)dev;
 	(void)node;
-	(void)fstypes;
+	(void)req;
 	return -EOPNOTSUPP;
 }

@@ -27,7 +27,8 @@ struct child {
 
 struct prober {
 	probe_fn fn;
-	char *fstypes; /* NULL: every type */
+	char *fstypes;	 /* NULL: every type */
+	bool part_entry; /* the probe_request the children get */
 	int epoll_fd;
 	uint32_t next_id;
 	struct child *children;
@@ -36,15 +37,16 @@ struct prober {
 
 _Static_assert(sizeof(struct probe_msg) <= 4096, "one atomic pipe write");
 
-int prober_new(struct prober **out, probe_fn fn, const char *fstypes)
+int prober_new(struct prober **out, probe_fn fn, const struct probe_request *req)
 {
 	struct prober *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
 	p->fn = fn ? fn : probe_block;
-	if (fstypes && *fstypes) {
-		p->fstypes = strdup(fstypes);
+	p->part_entry = req && req->part_entry;
+	if (req && req->fstypes && *req->fstypes) {
+		p->fstypes = strdup(req->fstypes);
 		if (!p->fstypes) {
 			free(p);
 			return -ENOMEM;
@@ -134,8 +136,8 @@ static bool read_blkstat(const char *path, struct sysfs_blkstat *st)
 /* In the child: only the probe itself, then _exit(): no atexit handlers,
  * no flush of stdio buffers the parent still owns. */
 static void __attribute__((noreturn))
-child_run(probe_fn fn, const char *node, const char *fstypes, const char *stat,
-	  uint32_t id, int wfd, pid_t parent)
+child_run(probe_fn fn, const char *node, const struct probe_request *req,
+	  const char *stat, uint32_t id, int wfd, pid_t parent)
 {
 	static struct probe_msg msg;
 	struct sysfs_blkstat before, after;
@@ -164,7 +166,7 @@ child_run(probe_fn fn, const char *node, const char *fstypes, const char *stat,
 	msg.id = id;
 	has_before = read_blkstat(stat, &before);
 	t0 = now_ns();
-	msg.err = fn(&dev, node, fstypes);
+	msg.err = fn(&dev, node, req);
 	msg.cost.us = (now_ns() - t0) / 1000;
 	msg.cost.measured = true;
 	/* a counter that went back: another device (the disk was removed
@@ -211,8 +213,11 @@ int prober_start(struct prober *p, const char *node, const char *stat, uint32_t 
 	if (++p->next_id == 0)
 		p->next_id = 1;
 	pid = fork();
-	if (pid == 0)
-		child_run(p->fn, node, p->fstypes, stat, p->next_id, fds[1], parent);
+	if (pid == 0) {
+		struct probe_request req = { p->fstypes, p->part_entry };
+
+		child_run(p->fn, node, &req, stat, p->next_id, fds[1], parent);
+	}
 	r = -errno;
 	close(fds[1]);
 	if (pid < 0) {

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "probe.h"
 
 /* libblkid's values are at most 128 bytes (BLKID_PROBVAL_BUFSIZ) */
 #define PROBE_VALUE_MAX 256
@@ -51,13 +52,14 @@ struct probe_msg {
 };
 
 /* Reads @node into @dev's probe fields, as probe_block() does. */
-typedef int (*probe_fn)(struct device *dev, const char *node, const char *fstypes);
+typedef int (*probe_fn)(struct device *dev, const char *node,
+			const struct probe_request *req);
 
 struct prober;
 
-/* @fn: what the children run, NULL for probe_block(); @fstypes: what
- * they pass it (copied; NULL or "": every type). */
-int prober_new(struct prober **out, probe_fn fn, const char *fstypes);
+/* @fn: what the children run, NULL for probe_block(); @req: what they
+ * pass it (copied; NULL: the filesystem, of every type). */
+int prober_new(struct prober **out, probe_fn fn, const struct probe_request *req);
 void prober_free(struct prober *p);
 int prober_fd(const struct prober *p);
 /* Probes that have not given their result yet. */

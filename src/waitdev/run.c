@@ -168,6 +168,21 @@ static const char *probe_fstypes(const struct wait_config *cfg, unsigned roles)
 	return cfg->rootfstype;
 }
 
+/* PARTUUID= is the one spec a partition's entry in its table answers. */
+static bool probe_part_entry(const struct wait_config *cfg, unsigned roles)
+{
+	unsigned id, k;
+
+	for (id = 0; id < ROLE_COUNT; id++) {
+		if (!(roles & ROLE_BIT(id)))
+			continue;
+		for (k = 0; k < cfg->role[id].n; k++)
+			if (cfg->role[id].spec[k].type == SPEC_BLOCK_PARTUUID)
+				return true;
+	}
+	return false;
+}
+
 int run_wait(struct run *run, unsigned roles)
 {
 	const struct options *o = &run->opts;
@@ -180,6 +195,7 @@ int run_wait(struct run *run, unsigned roles)
 		.coldplug = o->coldplug || cfg->coldplug,
 		/* the kernel mounts the root as these types only */
 		.probe_fstypes = probe_fstypes(cfg, roles),
+		.probe_part_entry = probe_part_entry(cfg, roles),
 	};
 	struct engine *e;
 	unsigned i;

@@ -1582,7 +1582,8 @@ static void test_probe(void)
 /* The probe the children run in the stall tests: sds never answers (a
  * read that sleeps; SIGKILL ends this one, not one in D state), sdt
  * answers 300 ms after reading, the others as usual. */
-static int stalling_probe(struct device *dev, const char *node, const char *fstypes)
+static int stalling_probe(struct device *dev, const char *node,
+			  const struct probe_request *req)
 {
 	const char *name = strrchr(node, '/') + 1;
 	int r;
@@ -1591,7 +1592,7 @@ static int stalling_probe(struct device *dev, const char *node, const char *fsty
 		sleep(15);
 		return -EIO;
 	}
-	r = probe_block(dev, node, fstypes);
+	r = probe_block(dev, node, req);
 	if (strcmp(name, "sdt") == 0)
 		usleep(300 * 1000);
 	return r;

@@ -34,7 +34,9 @@ probe refuses is still refused. On loop106, attached before each start
   * a disk with a partition (GPT, the partition added by losetup -P or,
     where the kernel reads no GPT, partx -a): for the partition's UUID=
     the disk is never read; for a UUID= nothing has, it is read after
-    the partition (-vv's "probing" lines).
+    the partition (-vv's "probing" lines); the partition's entry in the
+    table is read only for PARTUUID= (UUID= finds the partition without
+    it: -vv's probe line has no partuuid), and PARTUUID= still finds it.
 
 The md superblocks are written by this script (the host kernel has no md
 driver for mdadm --create: see host.md_member()); every image is checked with
@@ -225,6 +227,34 @@ def body(h):
             r"(/dev/loop%d\S*): probing" % N, p.stderr)]
         h.check(order == [part, NODE], "expected %s read, then %s; the "
                 "log shows %s" % (part, NODE, order), p)
+    with h.case("a partition's table entry is read only for PARTUUID=: "
+                "UUID= finds it without, PARTUUID= with"):
+        r = subprocess.run(["blkid", "-p", "-o", "value", "-s",
+                            "PART_ENTRY_UUID", part],
+                           capture_output=True, text=True)
+        partuuid = r.stdout.strip()
+        if r.returncode != 0 or not partuuid:
+            raise host.Fatal("blkid -p %s: no PART_ENTRY_UUID (status %d)"
+                             % (part, r.returncode))
+        disk_stat = "/sys/block/loop%d/stat" % N
+        for cmdline, want in (("root=UUID=%s" % u, None),
+                              ("root=PARTUUID=%s" % partuuid.upper(),
+                               partuuid)):
+            before = open(disk_stat).read().split()
+            p = h.start([h.waitdev, "-vv", "--source", "kernel",
+                         "--cmdline", cmdline, "--timeout", "0"])
+            h.expect_exit(p, 0, 3)
+            after = open(disk_stat).read().split()
+            h.check(p.stdout == "root %s\n" % part,
+                    "expected root %s" % part, p)
+            got = re.findall(r"loop%dp1: type \S+ uuid \S+ label \S+ "
+                             r"partuuid (\S+)" % N, p.stderr)
+            h.check(got == [want or "-"], "%s: expected the probe's "
+                    "partuuid %r (the table read only for PARTUUID=), "
+                    "got %r" % (cmdline, want or "-", got), p)
+            host.log("  %s: the disk's read requests while waitdev ran: %d "
+                     "(the partition's probe included; a figure, not "
+                     "asserted)" % (cmdline, int(after[0]) - int(before[0])))
         h.detach(N)
 
     # ---- swap, the resume device ----------------------------------------
