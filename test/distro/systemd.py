@@ -50,7 +50,8 @@ import sys
 
 from waitdevtest import harness, images
 from waitdevtest.harness import ROOT_UUID, Check, HarnessError
-from waitdevtest.images import APPEND, OTHER_STICK, boot, plug_on, quit_at
+from waitdevtest.images import (APPEND, OTHER_STICK, boot, check_late_boot,
+                               plug_on, quit_at)
 
 
 # systemd's line when udev's coldplug is done: the root's device unit
@@ -99,16 +100,7 @@ def s_late(env, with_waitdev):
     c = Check(name)
     append = APPEND["dracut"] + (" waitdev.net=lo" if with_waitdev else "")
     b = boot(env, name, append, react=plug_on(COLDPLUG_DONE), timeout=300)
-    text = b.text()
-    plugged = b.events[0][0] if b.events else None
-    init = b.first(r"ROOT-INIT-OK")
-    took = init - plugged if init and plugged else None
-    c.that(plugged is not None, "udev's coldplug finished (%s) and the "
-           "stick was plugged" % COLDPLUG_DONE)
-    c.that(init is not None, "the root's /sbin/init ran")
-    c.that(took is not None and 0 < took < 30,
-           "root's init within 30 s of the plug (took %s s)" % took)
-    c.that("Kernel panic" not in text, "no kernel panic")
+    took = check_late_boot(c, b, "udev's coldplug finished (%s)" % COLDPLUG_DONE)
     c.that(not b.lines(TIMED_OUT), "no device timeout")
     c.that(not b.lines(EMERGENCY), "no emergency shell")
     # what systemd's wait took after the kernel had the disk: udev's

@@ -627,15 +627,39 @@ def boot(env, name, append, plan=(), react=None, timeout=240, extra=()):
     return b
 
 
+def plug_to_init(b):
+    """When @b's first plug happened, and the seconds from it to the
+    root's /sbin/init: (plugged, took), None where either did not
+    happen."""
+    plugged = b.events[0][0] if b.events else None
+    init = b.first(r"ROOT-INIT-OK")
+    return plugged, (init - plugged if init and plugged else None)
+
+
 def boot_late(env, tool, name, plug_at=PLUG_AT):
     """Plug the stick @plug_at s after init started; returns the boot and
     the seconds from the plug to the root's /sbin/init (None if it never
     ran). The distro suite's late boots and bench/distro-bench.py."""
     b = boot(env, name, APPEND[tool], [(plug_at, *usb_stick())])
-    plugged = b.events[0][0] if b.events else None
-    init = b.first(r"ROOT-INIT-OK")
-    took = init - plugged if init and plugged else None
-    return b, took
+    return b, plug_to_init(b)[1]
+
+
+def check_late_boot(c, b, plugged_on=None):
+    """What every boot with a late stick asserts on Check @c: that it was
+    plugged (@plugged_on: what it was plugged on, a phrase; None: at a
+    set time, not checked), that the root's /sbin/init ran within 30 s
+    of the plug, and no kernel panic. Returns those seconds (None: the
+    init never ran)."""
+    plugged, took = plug_to_init(b)
+    if plugged_on is not None:
+        c.that(plugged is not None, "%s and the stick was plugged"
+               % plugged_on)
+    c.that(b.first(r"ROOT-INIT-OK") is not None, "the root's /sbin/init ran")
+    # TCG: USB enumeration, the tool's udev and mount take seconds here
+    c.that(took is not None and 0 < took < 30,
+           "root's init within 30 s of the plug (took %s s)" % took)
+    c.that("Kernel panic" not in b.text(), "no kernel panic")
+    return took
 
 
 # dracut modules of a systemd initrd: DRACUT_MODULES and dracut's systemd
