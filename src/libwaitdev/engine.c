@@ -804,12 +804,7 @@ static int engine_setup(struct engine *e)
 	if (r == 0)
 		r = epoll_add(e->epoll_fd, e->signal_fd, TAG_SIGNAL);
 	if (r == 0 && e->want_probe) {
-		struct probe_request req = {
-			.fstypes = e->opts.probe_fstypes,
-			.part_entry = e->opts.probe_part_entry,
-		};
-
-		r = prober_new(&e->prober, e->opts.probe, &req);
+		r = prober_new(&e->prober, e->opts.probe, &e->opts.probe_request);
 		if (r == 0)
 			r = epoll_add(e->epoll_fd, prober_fd(e->prober), TAG_PROBE);
 	}

@@ -50,12 +50,9 @@ struct engine_options {
 	bool coldplug;
 	/* tests: what the probing children run instead of probe_block() */
 	probe_fn probe;
-	/* rootfstype=: the only filesystem types the probes look for
-	 * (besides RAID and crypto signatures); NULL or "": every type */
-	const char *probe_fstypes;
-	/* a spec needs a partition's entry in its table (PARTUUID=): only
-	 * then do the probes read the partition table */
-	bool probe_part_entry;
+	/* what the probes look for: .fstypes rootfstype='s types (NULL:
+	 * every type), .part_entry when a spec is a PARTUUID= */
+	struct probe_request probe_request;
 	/* tests: run between subscribing and scanning, and after the scan */
 	void (*after_subscribe)(void *ctx);
 	void (*after_scan)(void *ctx);

@@ -194,8 +194,10 @@ int run_wait(struct run *run, unsigned roles)
 		.source = o->uevent_fd >= 0 ? ENGINE_SOURCE_KERNEL : o->source,
 		.coldplug = o->coldplug || cfg->coldplug,
 		/* the kernel mounts the root as these types only */
-		.probe_fstypes = probe_fstypes(cfg, roles),
-		.probe_part_entry = probe_part_entry(cfg, roles),
+		.probe_request = {
+			.fstypes = probe_fstypes(cfg, roles),
+			.part_entry = probe_part_entry(cfg, roles),
+		},
 	};
 	struct engine *e;
 	unsigned i;
