@@ -100,7 +100,8 @@ def s_late(env, with_waitdev):
     c = Check(name)
     append = APPEND["dracut"] + (" waitdev.net=lo" if with_waitdev else "")
     b = boot(env, name, append, react=plug_on(COLDPLUG_DONE), timeout=300)
-    took = check_late_boot(c, b, "udev's coldplug finished (%s)" % COLDPLUG_DONE)
+    took = check_late_boot(c, b, "udev's coldplug finished (%s)"
+                           % COLDPLUG_DONE)
     c.that(not b.lines(TIMED_OUT), "no device timeout")
     c.that(not b.lines(EMERGENCY), "no emergency shell")
     # what systemd's wait took after the kernel had the disk: udev's
