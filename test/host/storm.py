@@ -129,6 +129,16 @@ def live_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale, rcvbuf,
         loops.cycle()
 
 
+def stop_reader(p, rep, when):
+    """SIGSTOPs waitdev; a Failure that says how it ended if it has (it
+    was reaped then, and its pid may be another process's)."""
+    if not p.running():
+        raise host.Failure("rep %d: waitdev ended %s, while loop%d was "
+                           "not attached\n%s" % (rep, when, TARGET,
+                                                  p.describe()))
+    os.kill(p.pid, signal.SIGSTOP)
+
+
 def stalled_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale):
     """The storm with the veth pairs and a running reader, then the two
     stops; returns when loop339 was attached."""
@@ -150,7 +160,7 @@ def stalled_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale):
                            % (rep, watch.count(OVERFLOWED),
                               watch.count(DRAINED), p.describe()))
     before = watch.count(OVERFLOWED)
-    os.kill(p.pid, signal.SIGSTOP)
+    stop_reader(p, rep, "before its first stop")
     try:
         for _ in range(STALL_CYCLES):
             loops.cycle()
@@ -161,7 +171,7 @@ def stalled_storm(h, rep, p, ip, watch, loops, target_fd, rng, scale):
         raise host.Failure("rep %d: %d cycles into a stopped reader: "
                            "no overflow logged after it resumed\n%s"
                            % (rep, STALL_CYCLES, p.describe()))
-    os.kill(p.pid, signal.SIGSTOP)
+    stop_reader(p, rep, "before its second stop")
     try:
         for _ in range(REFILL_CYCLES):
             loops.cycle()
