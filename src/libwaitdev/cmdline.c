@@ -346,6 +346,8 @@ static int parse_waitdev_key(const char *key, const char *val, struct parse_stat
 		return parse_bool_key(key, val, &cfg->modprobe, msg, msgsize);
 	if (key_eq(sub, "coldplug"))
 		return parse_bool_key(key, val, &cfg->coldplug, msg, msgsize);
+	if (key_eq(sub, "settle"))
+		return parse_bool_key(key, val, &cfg->settle, msg, msgsize);
 	if (key_eq(sub, "strict"))
 		return parse_bool_key(key, val, &st->strict_key, msg, msgsize);
 	if (key_eq(sub, "timeout")) {

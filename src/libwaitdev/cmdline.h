@@ -6,7 +6,7 @@
  * Keys: waitdev=0|1 and rd.waitdev=0|1 (the off switch), waitdev.root=
  * (else root=), waitdev.console= (else the last
  * console= naming a tty), waitdev.net=, waitdev.timeout=,
- * waitdev.modprobe=, waitdev.coldplug=, rootwait,
+ * waitdev.modprobe=, waitdev.coldplug=, waitdev.settle=, rootwait,
  * rootwait=, rootdelay=, rootfstype=, consolewait, consoledelay=. Everything after a
  * bare "--" belongs to init and is ignored. Single-valued keys: the last
  * one wins, as in the kernel.
@@ -74,8 +74,9 @@ struct wait_config {
 	 * not look for others (fs_names_setup(), init/do_mounts.c) */
 	char rootfstype[CMDLINE_FSTYPES_MAX];
 
-	/* waitdev.modprobe=0|1, waitdev.coldplug=0|1 */
-	bool modprobe, coldplug;
+	/* waitdev.modprobe=0|1, waitdev.coldplug=0|1, waitdev.settle=0|1
+	 * (give up a block or net target once USB settled without it) */
+	bool modprobe, coldplug, settle;
 	/* the last waitdev= or rd.waitdev= is 0: wait for nothing */
 	bool off;
 

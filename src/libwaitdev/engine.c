@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "probe.h"
 #include "prober.h"
 #include "rtnl.h"
+#include "settle.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -34,6 +36,10 @@ struct engine {
 	struct rtnl *rtnl;
 	struct prober *prober; /* when want_probe */
 	int epoll_fd, timer_fd, signal_fd;
+	/* give_up: bus/usb/settle (-1: not watched), what it last read,
+	 * and whether the loader's reports are watched for its idling */
+	int settle_fd;
+	bool settled, modload_watched;
 	sigset_t old_mask;
 	bool mask_saved;
 
@@ -47,7 +53,15 @@ struct engine {
 	struct engine_stats stats;
 };
 
-enum { TAG_SOURCE = 1, TAG_RTNL, TAG_TIMER, TAG_SIGNAL, TAG_PROBE };
+enum {
+	TAG_SOURCE = 1,
+	TAG_RTNL,
+	TAG_TIMER,
+	TAG_SIGNAL,
+	TAG_PROBE,
+	TAG_SETTLE,
+	TAG_MODLOAD,
+};
 
 /*
  * A deadline of 0 looks once: at what the scan finds, and at what the
@@ -67,7 +81,7 @@ int engine_new(struct engine **out, const struct engine_options *opts)
 	if (!e)
 		goto fail;
 	e->opts = *opts;
-	e->epoll_fd = e->timer_fd = e->signal_fd = -1;
+	e->epoll_fd = e->timer_fd = e->signal_fd = e->settle_fd = -1;
 	switch (opts->source) {
 	case ENGINE_SOURCE_UDEV:
 		e->use_udev = true;
@@ -106,6 +120,8 @@ void engine_free(struct engine *e)
 		sigprocmask(SIG_SETMASK, &e->old_mask, NULL);
 	if (e->timer_fd >= 0)
 		close(e->timer_fd);
+	if (e->settle_fd >= 0)
+		close(e->settle_fd);
 	if (e->epoll_fd >= 0)
 		close(e->epoll_fd);
 	modload_free(e->opts.modload);
@@ -811,6 +827,120 @@ static int engine_setup(struct engine *e)
 	return r;
 }
 
+/* Stops watching bus/usb/settle: the deadlines decide from now on. */
+static void engine_unwatch_settle(struct engine *e, const char *why)
+{
+	log_warn("%s: %s: waiting out the deadline", SETTLE_ATTR, why);
+	epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, e->settle_fd, NULL);
+	close(e->settle_fd);
+	e->settle_fd = -1;
+	e->settled = false;
+}
+
+static void engine_read_settle(struct engine *e)
+{
+	int r = settle_read(e->settle_fd);
+
+	if (r == -EAGAIN)
+		return; /* a FIFO in tests: nothing new */
+	if (r < 0) {
+		engine_unwatch_settle(
+			e, r == -EINVAL ? "reads neither \"settled\" nor \"busy\""
+					: strerror(-r));
+		return;
+	}
+	if ((r == 1) != e->settled)
+		log_debug("USB %s, seen at %llu ms since boot", r ? "settled" : "busy",
+			  (unsigned long long)boot_ms());
+	e->settled = r == 1;
+}
+
+/*
+ * After the scan, while a target could be given up: watch bus/usb/settle,
+ * or say once why the give-up cannot work here. Edge-triggered: sysfs
+ * polls EPOLLIN always and EPOLLPRI | EPOLLERR from a change until the
+ * file is read again, which level-triggered would spin on.
+ */
+static void engine_watch_settle(struct engine *e)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLPRI | EPOLLET,
+				  .data.u32 = TAG_SETTLE };
+	int fd;
+
+	if (!e->opts.give_up || !targets_any_may_give_up(&e->targets, e->devtab))
+		return;
+	if (e->use_udev) {
+		log_warn("giving up once USB has settled needs the kernel's "
+			 "uevents, not udevd's (which may still be handling "
+			 "the device): waiting out the deadline");
+		return;
+	}
+	fd = settle_open(sysfs_dirfd(e->sysfs));
+	if (fd == -ENOENT) {
+		log_warn("this kernel does not say when USB has settled (no %s "
+			 "in sysfs: waitdev's kernel series adds it): waiting "
+			 "out the deadline",
+			 SETTLE_ATTR);
+		return;
+	}
+	if (fd < 0) {
+		log_warn("cannot open %s: %s: waiting out the deadline", SETTLE_ATTR,
+			 strerror(-fd));
+		return;
+	}
+	e->settle_fd = fd;
+	if (epoll_ctl(e->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		engine_unwatch_settle(e, strerror(errno));
+		return;
+	}
+	engine_read_settle(e);
+}
+
+/* The loader's reports wake the loop while the give-up waits for it. */
+static void engine_watch_modload(struct engine *e, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_MODLOAD };
+	int fd = modload_report_fd(e->opts.modload);
+
+	if (on == e->modload_watched || fd < 0)
+		return;
+	if (epoll_ctl(e->epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) == 0)
+		e->modload_watched = on;
+}
+
+/* Whether a uevent is queued that the loop has not read yet. */
+static bool engine_source_pending(const struct engine *e)
+{
+	struct pollfd p = { .fd = source_fd(e->source), .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+/*
+ * USB has settled: give up the targets nothing matches, once nothing in
+ * flight could still produce their device. A queued uevent may be it
+ * (sent before the work that made USB busy ended), a probe's result may
+ * match, and a module being loaded binds a driver whose device makes USB
+ * busy again (so the state is read once more after the loader idles).
+ * Each of those wakes the loop, which calls this again.
+ */
+static void engine_check_settled(struct engine *e)
+{
+	if (e->settle_fd < 0 || !e->settled ||
+	    !targets_any_may_give_up(&e->targets, e->devtab))
+		return;
+	if (e->uevent_congested || engine_source_pending(e) || engine_probing_any(e))
+		return;
+	if (!modload_idle(e->opts.modload)) {
+		engine_watch_modload(e, true);
+		return;
+	}
+	engine_watch_modload(e, false);
+	engine_read_settle(e);
+	if (e->settled)
+		targets_give_up(&e->targets, e->devtab, boot_ms());
+}
+
 static int engine_dispatch(struct engine *e, uint32_t tag)
 {
 	switch (tag) {
@@ -826,6 +956,11 @@ static int engine_dispatch(struct engine *e, uint32_t tag)
 		return engine_on_signal(e);
 	case TAG_PROBE:
 		return engine_on_probe(e);
+	case TAG_SETTLE:
+		engine_read_settle(e);
+		return 0;
+	case TAG_MODLOAD:
+		return 0; /* engine_check_settled() reads the reports */
 	}
 	return 0;
 }
@@ -853,6 +988,7 @@ static int engine_loop(struct engine *e)
 		}
 		/* a deadline may pass while events keep us busy */
 		engine_expire(e);
+		engine_check_settled(e);
 	}
 	return 0;
 }
@@ -888,6 +1024,8 @@ int engine_run(struct engine *e)
 			log_warn("coldplug: %s", strerror(-r));
 	}
 	targets_log_waiting(&e->targets);
+	engine_watch_settle(e);
+	engine_check_settled(e);
 	/* a zero timeout means "look once", at the scan's probes too */
 	e->targets.look_once_until = now_ms() + ENGINE_LOOK_ONCE_MS;
 	engine_expire(e);

@@ -10,7 +10,8 @@
  * of the targets (target.h), whose matchers (spec.h) read the table
  * const -> found / lost / expired -> the outcome of engine_run(). The
  * engine subscribes before it scans sysfs, rescans after an overflow,
- * and never sleeps or polls. Superblocks are read by child processes
+ * and never sleeps or polls. With engine_options.give_up it also
+ * watches whether USB has settled (settle.h: POLLPRI on a sysfs file). Superblocks are read by child processes
  * (prober.h) whose results come back through the same loop: no device
  * read can hold it up.
  */
@@ -48,6 +49,12 @@ struct engine_options {
 	struct modload *modload;
 	/* after the scan, ask the kernel to replay "add" for bus devices */
 	bool coldplug;
+	/* give up on the block and network targets that nothing matches
+	 * once USB has settled (settle.h), the module loader is idle and
+	 * no probe or uevent is in flight: they end TARGET_ABSENT. Without
+	 * the kernel's signal (or with the udev source) it is said once
+	 * and the deadlines hold. */
+	bool give_up;
 	/* tests: what the probing children run instead of probe_block() */
 	probe_fn probe;
 	/* what the probes look for: .fstypes rootfstype='s types (NULL:

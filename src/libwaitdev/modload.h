@@ -55,6 +55,18 @@ struct modload_stats {
 };
 struct modload_stats modload_stats(struct modload *ml);
 
+/*
+ * Whether every request queued so far has been handled (loaded, failed,
+ * or the loader is gone): the drivers they name are registered, and
+ * bound to the devices that wanted them. Reads the loader's reports
+ * that are there; never blocks. True for NULL.
+ */
+bool modload_idle(struct modload *ml);
+
+/* What becomes readable when the loader reports (after each request it
+ * handles), to wait on; -1 before the first request, and for NULL. */
+int modload_report_fd(const struct modload *ml);
+
 /* Queues @modalias for loading and returns at once; 0 or -errno (-EINVAL
  * for one with a newline or longer than PIPE_BUF; -EAGAIN when a
  * megabyte of requests waits already: then dropped, and tried again if

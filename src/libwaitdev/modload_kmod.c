@@ -43,11 +43,12 @@ struct loader_report {
 struct modload {
 	struct kmod_ctx *ctx;
 	unsigned flags;
-	pid_t loader;	/* 0 until the first request */
-	int request_fd; /* aliases, one per line, to the loader; -1 */
-	int report_fd;	/* struct loader_report from it; -1 */
-	uint64_t done;	/* aliases the loader has finished */
-	bool warned;	/* "cannot queue" said once */
+	pid_t loader;	  /* 0 until the first request */
+	int request_fd;	  /* aliases, one per line, to the loader; -1 */
+	int report_fd;	  /* struct loader_report from it; -1 */
+	uint64_t done;	  /* aliases the loader has finished */
+	bool warned;	  /* "cannot queue" said once */
+	bool loader_gone; /* its reports ended (EOF) */
 	struct modload_stats stats;
 	/* aliases already queued */
 	char **seen;
@@ -320,7 +321,9 @@ static void read_reports(struct modload *ml, bool wait)
 			poll(&p, 1, -1);
 			continue;
 		}
-		return; /* EAGAIN, or EOF: the loader is gone */
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			ml->loader_gone = true; /* nothing more will come */
+		return;
 	}
 }
 
@@ -362,6 +365,19 @@ void modload_drain(struct modload *ml)
 {
 	if (ml)
 		read_reports(ml, true);
+}
+
+bool modload_idle(struct modload *ml)
+{
+	if (!ml)
+		return true;
+	read_reports(ml, false);
+	return ml->report_fd < 0 || ml->loader_gone || ml->done >= ml->stats.requested;
+}
+
+int modload_report_fd(const struct modload *ml)
+{
+	return ml ? ml->report_fd : -1;
 }
 
 struct modload_stats modload_stats(struct modload *ml)

@@ -35,6 +35,18 @@ void modload_drain(struct modload *ml)
 	(void)ml;
 }
 
+bool modload_idle(struct modload *ml)
+{
+	(void)ml;
+	return true;
+}
+
+int modload_report_fd(const struct modload *ml)
+{
+	(void)ml;
+	return -1;
+}
+
 struct modload_stats modload_stats(struct modload *ml)
 {
 	struct modload_stats s = { 0 };

@@ -249,7 +249,15 @@ void report_diagnosis(const struct engine *e)
 
 		if (t->state == TARGET_FOUND)
 			continue;
-		if (report_not_ready(e, t, NULL, why, sizeof(why)))
+		if (t->state == TARGET_ABSENT)
+			log_err("%s %s: USB settled at %llu.%03llu s; not there "
+				"(after %llu.%03llu s)",
+				t->role->name, t->spec.text,
+				(unsigned long long)(t->settled_boot_ms / 1000),
+				(unsigned long long)(t->settled_boot_ms % 1000),
+				(unsigned long long)(t->waited_ms / 1000),
+				(unsigned long long)(t->waited_ms % 1000));
+		else if (report_not_ready(e, t, NULL, why, sizeof(why)))
 			log_err("%s %s: not ready after %llu.%03llu s: %s", t->role->name,
 				t->spec.text, (unsigned long long)(t->waited_ms / 1000),
 				(unsigned long long)(t->waited_ms % 1000), why);

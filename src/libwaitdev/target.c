@@ -274,6 +274,54 @@ void targets_expire(struct targets *ts, uint64_t now, bool probing)
 	}
 }
 
+bool target_may_give_up(const struct target *t, const struct devtab *tab)
+{
+	enum dev_kind kind = spec_kind(&t->spec);
+	size_t i;
+
+	if (t->state != TARGET_WAITING || (kind != DEV_BLOCK && kind != DEV_NET))
+		return false;
+	for (i = 0; i < devtab_count(tab); i++)
+		if (spec_match_in(&t->spec, tab, devtab_at(tab, i)))
+			return false;
+	return true;
+}
+
+bool targets_any_may_give_up(const struct targets *ts, const struct devtab *tab)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->n; i++)
+		if (target_may_give_up(&ts->t[i], tab))
+			return true;
+	return false;
+}
+
+unsigned int targets_give_up(struct targets *ts, const struct devtab *tab,
+			     uint64_t boot_ms)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ts->n; i++) {
+		struct target *t = &ts->t[i];
+
+		if (!target_may_give_up(t, tab))
+			continue;
+		t->state = TARGET_ABSENT;
+		t->waited_ms = now_ms() - ts->start_ms;
+		t->settled_boot_ms = boot_ms;
+		log_notice("%s %s: USB settled at %llu.%03llu s; not there "
+			   "(after %llu.%03llu s)",
+			   t->role->name, t->spec.text,
+			   (unsigned long long)(boot_ms / 1000),
+			   (unsigned long long)(boot_ms % 1000),
+			   (unsigned long long)(t->waited_ms / 1000),
+			   (unsigned long long)(t->waited_ms % 1000));
+		n++;
+	}
+	return n;
+}
+
 bool targets_all_found(const struct targets *ts)
 {
 	unsigned int i;

@@ -4,6 +4,7 @@
  *
  *   WAITING --a record it accepts--> FOUND --removed, not ready--> WAITING
  *   WAITING --its deadline--> EXPIRED
+ *   WAITING --USB settled without it (engine_options.give_up)--> ABSENT
  *
  * A target accepts a record that its spec matches (spec_match_in(), over
  * the whole table: PARTNROFF= names a record by another) and that is
@@ -29,6 +30,7 @@ enum target_state {
 	TARGET_WAITING = 0,
 	TARGET_FOUND,
 	TARGET_EXPIRED,
+	TARGET_ABSENT, /* given up: the buses it can come from settled */
 };
 
 struct target {
@@ -42,6 +44,9 @@ struct target {
 	char node[sizeof("/dev/") + UEVENT_BUFFER_SIZE];
 	uint64_t waited_ms; /* from the start to found/expired */
 	unsigned int lost;  /* times it went away again */
+	/* TARGET_ABSENT: when USB was seen settled, ms since boot
+	 * (CLOCK_BOOTTIME, the kernel log's clock) */
+	uint64_t settled_boot_ms;
 };
 
 struct targets {
@@ -88,6 +93,28 @@ uint64_t targets_next_deadline(const struct targets *ts, uint64_t now, bool prob
 
 /* Expires the waiting targets whose deadline is past at @now. */
 void targets_expire(struct targets *ts, uint64_t now, bool probing);
+
+/*
+ * Whether @t, waiting, could be given up once USB has settled: it waits
+ * for a block device or a network interface (USB sticks, card readers,
+ * USB NICs) and no record of @tab matches its spec at all. One that
+ * matches but is not ready (no medium, no filesystem yet, no carrier)
+ * is there: what it waits for is not enumeration. A console is never
+ * given up: its wait is short, and a tty comes from more than USB
+ * (serial8250 ports, hvc, virtio).
+ */
+bool target_may_give_up(const struct target *t, const struct devtab *tab);
+
+/* Whether some target of @ts may be given up (target_may_give_up()). */
+bool targets_any_may_give_up(const struct targets *ts, const struct devtab *tab);
+
+/*
+ * USB has settled (seen at @boot_ms, CLOCK_BOOTTIME) with nothing in
+ * flight that could still produce a device: every target that
+ * target_may_give_up() becomes ABSENT. Returns how many did.
+ */
+unsigned int targets_give_up(struct targets *ts, const struct devtab *tab,
+			     uint64_t boot_ms);
 
 /* Whether every target was found. */
 bool targets_all_found(const struct targets *ts);

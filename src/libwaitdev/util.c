@@ -349,3 +349,11 @@ uint64_t now_ms(void)
 {
 	return now_ns() / 1000000ULL;
 }
+
+uint64_t boot_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000ULL + (uint64_t)ts.tv_nsec / 1000000ULL;
+}

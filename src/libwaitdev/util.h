@@ -135,5 +135,7 @@ void close_fds_except(const int *keep, size_t n);
 /* CLOCK_MONOTONIC in milliseconds / nanoseconds. */
 uint64_t now_ms(void);
 uint64_t now_ns(void);
+/* CLOCK_BOOTTIME in milliseconds: since boot, the kernel log's clock. */
+uint64_t boot_ms(void);
 
 #endif

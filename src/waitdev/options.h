@@ -35,6 +35,7 @@ struct options {
 	int modprobe;		   /* --modprobe (or waitdev.modprobe=1) */
 	int dry_run;		   /* --dry-run: say what would load */
 	int coldplug;		   /* --coldplug (or waitdev.coldplug=1) */
+	int settle;		   /* --settle (or waitdev.settle=1) */
 	int strict;		   /* --strict: a bad kernel parameter is fatal */
 	enum engine_source source; /* --source */
 };
@@ -48,7 +49,7 @@ enum {
 /* The --help lines rootwait and consolewait share. */
 #define USAGE_OPTIONS_AS_IN_WAITDEV                                                      \
 	"  --cmdline STRING, --cmdline-file FILE, --strict, --kmsg, --no-kmsg,\n"        \
-	"  --source SRC, --modprobe, --dry-run, --moddir DIR, --coldplug,\n"             \
+	"  --source SRC, --modprobe, --dry-run, --moddir DIR, --coldplug, --settle,\n"   \
 	"  -q, -v, -h, --version as in waitdev(8)\n"
 #define USAGE_EXIT_STATUS                                                                \
 	"Exit: 0 found, 1 deadline passed, 2 usage or bad spec,\n"                       \

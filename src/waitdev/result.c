@@ -114,6 +114,8 @@ static const char *state_name(enum target_state s)
 		return "found";
 	case TARGET_EXPIRED:
 		return "timeout";
+	case TARGET_ABSENT:
+		return "absent";
 	default:
 		return "waiting";
 	}
@@ -243,6 +245,8 @@ static void json_target(FILE *out, const struct engine *e, const struct target *
 		not_ready = report_not_ready(e, t, &dev, reason, sizeof(reason));
 		if (t->state == TARGET_WAITING)
 			why = "interrupted";
+		else if (t->state == TARGET_ABSENT)
+			why = "settled";
 		else if (t->lost)
 			why = "lost"; /* the reason says what it is now */
 		else if (not_ready)
@@ -264,7 +268,13 @@ static void json_target(FILE *out, const struct engine *e, const struct target *
 	json_key_string(out, "why", why);
 	if (!why)
 		json_key_string(out, "reason", NULL);
-	else if (not_ready)
+	else if (t->state == TARGET_ABSENT) {
+		snprintf(reason, sizeof(reason),
+			 "USB settled at %llu.%03llu s; not there",
+			 (unsigned long long)(t->settled_boot_ms / 1000),
+			 (unsigned long long)(t->settled_boot_ms % 1000));
+		json_key_string(out, "reason", reason);
+	} else if (not_ready)
 		json_key_string(out, "reason", reason);
 	else if (t->lost)
 		json_key_string(out, "reason", "found, then went away");

@@ -193,6 +193,7 @@ int run_wait(struct run *run, unsigned roles)
 		.rcvbuf = o->rcvbuf,
 		.source = o->uevent_fd >= 0 ? ENGINE_SOURCE_KERNEL : o->source,
 		.coldplug = o->coldplug || cfg->coldplug,
+		.give_up = o->settle || cfg->settle,
 		/* the kernel mounts the root as these types only */
 		.probe_request = {
 			.fstypes = probe_fstypes(cfg, roles),

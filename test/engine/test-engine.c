@@ -1698,6 +1698,148 @@ static void test_probe_stall(void)
 	run_end(&r);
 }
 
+/*
+ * Giving up once USB has settled (engine_options.give_up). The fake tree
+ * has bus/usb/settle as a FIFO: the engine watches it as it watches the
+ * sysfs attribute (edge-triggered, read again at each wakeup), and the
+ * test writes the states the kernel would show.
+ */
+static void settle_make(struct fakesys *fs, const char *state)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bus", fs->root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bus/usb", fs->root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bus/usb/settle", fs->root);
+	CHECK(mkfifo(path, 0644) == 0);
+	/* read-write: it stays open, and what is written waits in it */
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	CHECK(fd >= 0);
+	if (state)
+		CHECK(write(fd, state, strlen(state)) == (ssize_t)strlen(state));
+	/* left open for the run: the FIFO must keep a writer (the
+	 * fakesys cleanup removes the tree; the descriptor goes at exit) */
+}
+
+static void settle_write(struct fakesys *fs, const char *state)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bus/usb/settle", fs->root);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || write(fd, state, strlen(state)) != (ssize_t)strlen(state))
+		_exit(98);
+	close(fd);
+}
+
+static void settle_later(struct fakesys *fs)
+{
+	settle_write(fs, "settled\n");
+}
+
+static void plug_then_settle(struct fakesys *fs)
+{
+	plug_sdb(fs);
+	usleep(150 * 1000);
+	settle_write(fs, "settled\n");
+}
+
+static struct engine *engine_give_up(struct run *r, bool give_up)
+{
+	struct engine_options opts = {
+		.sysfs_root = r->fs.root,
+		.dev_root = r->dev,
+		.uevent_fd = r->fs.feed[0],
+		.give_up = give_up,
+	};
+
+	if (engine_new(&r->e, &opts) < 0) {
+		fprintf(stderr, "engine_new failed\n");
+		exit(99);
+	}
+	return r->e;
+}
+
+static void test_settle_give_up(void)
+{
+	struct run r;
+
+	/* settled from the start: the missing root is absent at once, not
+	 * at its 10 s deadline; rc of a deadline (not everything found) */
+	run_begin(&r, false);
+	settle_make(&r.fs, "settled\n");
+	add_block_target(engine_give_up(&r, true), "/dev/sdz", 10000);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(target0(&r)->state, TARGET_ABSENT);
+	CHECK_WITHIN(target0(&r)->waited_ms, 999);
+	CHECK(target0(&r)->settled_boot_ms > 0);
+	run_end(&r);
+
+	/* busy, then settled at 200 ms: given up then, not before */
+	run_begin(&r, false);
+	settle_make(&r.fs, "busy\n");
+	add_block_target(engine_give_up(&r, true), "/dev/sdz", 10000);
+	later(&r, 200, settle_later);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(target0(&r)->state, TARGET_ABSENT);
+	CHECK_MSG(target0(&r)->waited_ms >= 150 && target0(&r)->waited_ms < 5000,
+		  "given up after %llu ms, the settle came at 200",
+		  (unsigned long long)target0(&r)->waited_ms);
+	run_end(&r);
+
+	/* the device comes while busy: found, whatever settles after */
+	run_begin(&r, false);
+	settle_make(&r.fs, "busy\n");
+	add_block_target(engine_give_up(&r, true), "sdb", 10000);
+	later(&r, 100, plug_then_settle);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	CHECK_STR(target0(&r)->node, "/dev/sdb");
+	run_end(&r);
+
+	/* a console is not given up, and a device that is there but not
+	 * ready (no medium) is not absent: both wait out their deadline */
+	run_begin(&r, false);
+	settle_make(&r.fs, "settled\n");
+	fakesys_add_block(&r.fs, "sdc", 8, 32, 0, NULL, true);
+	engine_give_up(&r, true);
+	add_block_target(r.e, "/dev/sdz", 10000);
+	add_block_target(r.e, "/dev/sdc", 300);
+	add_console_target(r.e, "ttyUSB7", 300);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_ABSENT);
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
+	CHECK_INT(engine_target(r.e, 2)->state, TARGET_EXPIRED);
+	CHECK(engine_target(r.e, 1)->waited_ms >= 300);
+	run_end(&r);
+
+	/* without the attribute (a kernel without the series), or without
+	 * give_up, the deadline holds */
+	run_begin(&r, false);
+	add_block_target(engine_give_up(&r, true), "/dev/sdz", 300);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
+	CHECK(target0(&r)->waited_ms >= 300);
+	run_end(&r);
+	run_begin(&r, false);
+	settle_make(&r.fs, "settled\n");
+	add_block_target(engine_give_up(&r, false), "/dev/sdz", 300);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
+	run_end(&r);
+
+	/* a value that is neither: said, and the deadline holds */
+	run_begin(&r, false);
+	settle_make(&r.fs, "maybe\n");
+	add_block_target(engine_give_up(&r, true), "/dev/sdz", 300);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
+	run_end(&r);
+}
+
 int main(void)
 {
 	if (getuid() != 0) {
@@ -1737,5 +1879,6 @@ int main(void)
 	test_uevent_fd_closed();
 	test_probe();
 	test_probe_stall();
+	test_settle_give_up();
 	return test_summary("test-engine");
 }

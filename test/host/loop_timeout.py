@@ -11,6 +11,7 @@ recognised): status 1 at the deadline, whether the zeros were there from
 the start or arrive while it waits. Without libblkid (probe: none) size
 > 0 is all it can check, and that build must take it at once.
 """
+import os
 import re
 import sys
 sys.dont_write_bytecode = True
@@ -45,6 +46,26 @@ def body(h):
         h.check(p.stdout == "", "expected nothing on stdout (plain format, "
                 "nothing found)", p)
         host.log("  took %.3f s" % p.elapsed)
+
+    lacks = "this kernel does not say when USB has settled"
+    for how, args in (("--settle", ["--cmdline", "", "--settle"]),
+                      ("waitdev.settle=1", ["--cmdline", "waitdev.settle=1"])):
+        with h.case("%s on a kernel without /sys/bus/usb/settle: said "
+                    "once, and the 1 s deadline holds" % how):
+            h.check(not os.path.exists("/sys/bus/usb/settle"),
+                    "this host's kernel has /sys/bus/usb/settle: the case "
+                    "needs one without it")
+            p = h.start([h.waitdev] + args + ["--root", "/dev/wdnone0",
+                                              "--timeout", "1"])
+            rc = p.wait(10)
+            h.check(rc == 1, "expected exit status 1", p)
+            h.check(p.elapsed >= 0.9, "expected it to wait out the "
+                    "deadline (0.9 s at least), took %.3f s" % p.elapsed, p)
+            h.check(p.stderr.count(lacks) == 1,
+                    "expected '%s' once on stderr" % lacks, p)
+            h.check("missing after" in p.stderr and
+                    "USB settled" not in p.stderr,
+                    "expected 'missing after', no give-up", p)
 
     with h.case("waitdev --format shell reports WAITDEV_MISSING"):
         p = h.start([h.waitdev, "--cmdline", "", "--root", NODE,

@@ -391,6 +391,16 @@ static void test_parse_details(void)
 	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].minor, 1);
 	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].text, "8:1");
 
+	/* waitdev.settle=: off by default, the last one wins */
+	cmdline_config_init(&cfg);
+	CHECK(!cfg.settle);
+	CHECK_INT(cmdline_parse("waitdev.settle=1", &cfg, err, sizeof(err)), 0);
+	CHECK(cfg.settle);
+	CHECK_INT(cmdline_parse("waitdev.settle=1 waitdev.settle=0", &cfg, err,
+				sizeof(err)),
+		  0);
+	CHECK(!cfg.settle);
+
 	cmdline_config_init(&cfg);
 	CHECK_INT(cmdline_parse("root=801", &cfg, err, sizeof(err)), 0);
 	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].type, SPEC_BLOCK_DEVT);
@@ -494,6 +504,7 @@ static const struct bad_case bad_cases[] = {
 	{ "waitdev.timeout=-3", "waitdev.timeout", IGNORED },
 	{ "waitdev.timeout=never", "waitdev.timeout", IGNORED },
 	{ "waitdev.modprobe=yes", "waitdev.modprobe", IGNORED },
+	{ "waitdev.settle=usb", "waitdev.settle", IGNORED },
 	{ "waitdev=off", "waitdev=off", IGNORED },
 	{ "rd.waitdev=", "rd.waitdev", IGNORED },
 	{ "consoledelay=x", "consoledelay", IGNORED },
