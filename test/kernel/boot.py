@@ -48,6 +48,9 @@ test is about the enabled wait.
                     default kernel does not wait for it: no wait in the
                     log, the last-initcall-to-init handover under
                     --handover-max, init on ttyS0
+  settle            patched, /sys/bus/usb/settle (issue 18): a stick on
+                    qemu-xhci from power-on makes it read "settled" only
+                    once sda exists; with no stick it settles earlier
   wait-off          the stock build and the patched one booted by default:
                     the race reproduces on both, and the handover agrees
                     (./run-tests --full; needs kernel/build stock)
@@ -82,13 +85,28 @@ echo "KTEST-FD $fds" >$s
 # on init's own stdout and stderr: wherever /dev/console led, if anywhere
 echo "KTEST-STDOUT-HELLO"
 echo "KTEST-STDERR-HELLO" >&2
-expect= cw=
+expect= cw= settle=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ktest.expect=*) expect=${arg#ktest.expect=} ;;
 	ktest.consolewait=1) cw=1 ;;
+	ktest.settle=1) settle=1 ;;
 	esac
 done
+# /sys/bus/usb/settle (issue 18): its first value, when it first read
+# "settled" (10 ms polls, up to 20 s), and which disks existed then
+if [ -n "$settle" ]; then
+	f=/sys/bus/usb/settle
+	first=$(cat $f 2>/dev/null || echo absent)
+	i=0
+	while [ "$(cat $f 2>/dev/null)" != settled ] && [ $i -lt 2000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	t=$(cut -d' ' -f1 /proc/uptime)
+	disks=$(ls /sys/block | grep '^sd' | tr '\n' ,)
+	echo "KTEST-SETTLE first=$first now=$(cat $f 2>/dev/null) at=$t disks=$disks" >$s
+fi
 if [ -n "$cw" ]; then
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	/sbin/consolewait --timeout 0 -- \
@@ -630,7 +648,54 @@ def t_default_no_wait(work, args):
           "init's stdio is not /dev/console (ttyS0): %s" % r.fds)
 
 
+def settle_boot(work, name, qemu):
+    """A patched boot (no console wait) with ktest.settle=1: what
+    /sys/bus/usb/settle said, and when it first read "settled"."""
+    initrd = build_initramfs(os.path.join(work, name))
+    b = harness.Boot(work, kernel("patched")[0], initrd,
+                     "console=ttyS0 ktest.settle=1 panic=-1 quiet", qemu,
+                     name=name, timeout=180).run()
+    r = Result(b)
+    m = re.search(r"KTEST-SETTLE first=(\S+) now=(\S*) at=([\d.]+) "
+                  r"disks=(\S*)", b.text())
+    check(m, "%s: the init printed no KTEST-SETTLE line" % name)
+    return r, m.group(1), m.group(2), float(m.group(3)), \
+        [d for d in m.group(4).split(",") if d]
+
+
+def t_settle(work, args):
+    """/sys/bus/usb/settle (issue 18): with a USB stick present from
+    power-on (qemu-xhci, usb-storage's delay_use at its default 1 s) the
+    state reads "settled" only once sda exists; without one it settles
+    too, and earlier. Times are printed (the guest's uptime)."""
+    disk = os.path.join(work, "stick.img")
+    with open(disk, "wb") as f:
+        f.truncate(8 << 20)
+    stick = ["-drive", "if=none,id=stick,format=raw,file=" + disk,
+             "-device", "usb-storage,bus=xhci0.0,drive=stick"]
+    r, first, now, at, disks = settle_boot(
+        work, "settle-stick", ["-device", "qemu-xhci,id=xhci0"] + stick)
+    attached = r.stamp(r"\[sda\] Attached SCSI")
+    say("%s settle, stick present: first read %r, settled at %.3f s, "
+        "disks then %s; sda attached at %s s"
+        % (BASE, first, at, disks, attached))
+    check(first in ("busy", "settled"), "/sys/bus/usb/settle: %r" % first)
+    check(now == "settled", "never settled within 20 s (last %r)" % now)
+    check("sda" in disks, "settled at %.3f s before sda existed (attached "
+          "at %s s)" % (at, attached))
+    r, first, now, at0, disks = settle_boot(
+        work, "settle-none", ["-device", "qemu-xhci,id=xhci0"])
+    say("%s settle, no stick: first read %r, settled at %.3f s"
+        % (BASE, first, at0))
+    check(now == "settled" and not disks,
+          "no stick: expected settled and no sd disk, got %r %s"
+          % (now, disks))
+    check(at0 < at, "no stick settled at %.3f s, not before the stick's "
+          "%.3f s" % (at0, at))
+
+
 TESTS = {
+    "settle": t_settle,
     "stock-race": t_stock_race,
     "patched-console": t_patched_console,
     "consoledelay": t_consoledelay,
