@@ -85,17 +85,18 @@ echo "KTEST-FD $fds" >$s
 # on init's own stdout and stderr: wherever /dev/console led, if anywhere
 echo "KTEST-STDOUT-HELLO"
 echo "KTEST-STDERR-HELLO" >&2
-expect= cw= settle=
+expect= cw= settle= wd=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ktest.expect=*) expect=${arg#ktest.expect=} ;;
 	ktest.consolewait=1) cw=1 ;;
 	ktest.settle=1) settle=1 ;;
+	ktest.waitdev=1) wd=1 ;;
 	esac
 done
 # /sys/bus/usb/settle (issue 18): its first value, when it first read
 # "settled" (10 ms polls, up to 20 s), and which disks existed then
-if [ -n "$settle" ]; then
+settle_watch() {
 	f=/sys/bus/usb/settle
 	first=$(cat $f 2>/dev/null || echo absent)
 	i=0
@@ -106,6 +107,24 @@ if [ -n "$settle" ]; then
 	t=$(cut -d' ' -f1 /proc/uptime)
 	disks=$(ls /sys/block | grep '^sd' | tr '\n' ,)
 	echo "KTEST-SETTLE first=$first now=$(cat $f 2>/dev/null) at=$t disks=$disks" >$s
+}
+if [ -n "$settle" ] && [ -z "$wd" ]; then
+	settle_watch
+fi
+# waitdev with what the command line says (waitdev.root=, waitdev.settle=),
+# the settle watch beside it when asked for
+if [ -n "$wd" ]; then
+	watcher=
+	if [ -n "$settle" ]; then
+		settle_watch &
+		watcher=$!
+	fi
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	/sbin/waitdev -v --no-kmsg --format shell >/wd.out 2>$s
+	rc=$?
+	echo "KTEST-WAITDEV rc=$rc from $t0 to $(cut -d' ' -f1 /proc/uptime)" >$s
+	sed 's/^/KTEST-WAITDEV-OUT /' /wd.out >$s
+	[ -z "$watcher" ] || wait $watcher
 fi
 if [ -n "$cw" ]; then
 	t0=$(cut -d' ' -f1 /proc/uptime)
@@ -193,8 +212,8 @@ def variant_name(variant):
 
 
 def build_initramfs(work, waitdev=None):
-    """busybox and INIT; the static waitdev, when given, only by the
-    name the tests call it (consolewait)."""
+    """busybox and INIT; the static waitdev, when given, as waitdev and
+    by the other name the tests call it (consolewait)."""
     root = os.path.join(work, "initramfs")
     harness.initramfs_tree(root, INIT, waitdev, names=("consolewait",))
     return harness.pack_initramfs(root,
@@ -694,8 +713,163 @@ def t_settle(work, args):
           "%.3f s" % (at0, at))
 
 
+STICK_LABEL = "KSTICK"
+
+
+def stick_image(work):
+    """An ext4 filesystem labelled STICK_LABEL, 8 MiB: the USB stick."""
+    img = os.path.join(work, "stick.img")
+    if not os.path.exists(img):
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-L", STICK_LABEL, img, "8M"],
+                       check=True, stdout=subprocess.DEVNULL)
+    return img
+
+
+# where the stick is: (name, qemu arguments before it, its usb bus/port)
+LAYOUTS = {
+    "1 xHCI": (["-device", "qemu-xhci,id=xhci0"], "bus=xhci0.0"),
+    "4 xHCI": ([a for i in range(4) for a in
+                ("-device", "qemu-xhci,id=xhci%d" % i)], "bus=xhci3.0"),
+    "hub": (["-device", "qemu-xhci,id=xhci0",
+             "-device", "usb-hub,bus=xhci0.0,port=1"],
+            "bus=xhci0.0,port=1.1"),
+}
+
+
+class WaitdevBoot:
+    """A patched boot whose /init runs the static waitdev (ktest.waitdev=1)
+    with @append's waitdev.* keys, the settle watch beside it: its exit
+    status, start and end (guest uptime), stdout, and when the watch
+    first saw USB settled."""
+
+    def __init__(self, work, name, waitdev, append, qemu, react=None):
+        initrd = build_initramfs(os.path.join(work, name), waitdev)
+        self.boot = b = harness.Boot(
+            work, kernel("patched")[0], initrd,
+            "console=ttyS0 ktest.waitdev=1 ktest.settle=1 panic=-1 quiet " +
+            append, qemu, name=name, timeout=180, react=react).run()
+        self.result = Result(b)
+        text = b.text()
+        m = re.search(r"KTEST-WAITDEV rc=(\d+) from ([\d.]+) to ([\d.]+)",
+                      text)
+        check(m, "%s: /init printed no KTEST-WAITDEV line:\n%s"
+              % (name, text[-3000:]))
+        self.rc, self.t0, self.t1 = int(m.group(1)), float(m.group(2)), \
+            float(m.group(3))
+        self.out = [l.split("KTEST-WAITDEV-OUT ", 1)[1]
+                    for l in text.splitlines() if "KTEST-WAITDEV-OUT " in l]
+        m = re.search(r"KTEST-SETTLE first=\S+ now=(\S*) at=([\d.]+)", text)
+        check(m, "%s: the settle watch printed nothing" % name)
+        self.settled_at = float(m.group(2)) if m.group(1) == "settled" \
+            else None
+        self.text = text
+
+    def gave_up(self):
+        return re.search(r"USB settled at [\d.]+ s; not there", self.text)
+
+
+def settle_stick_boot(work, args, layout, n):
+    qemu, where = LAYOUTS[layout]
+    qemu = qemu + ["-drive", "if=none,id=stick,format=raw,file=" +
+                   stick_image(work),
+                   "-device", "usb-storage,%s,drive=stick" % where]
+    return WaitdevBoot(work, "settle-stick-%s-%d" % (layout.replace(" ", ""),
+                                                     n),
+                       args.waitdev, "waitdev.settle=1 waitdev.root=LABEL=%s "
+                       "waitdev.timeout=60" % STICK_LABEL, qemu)
+
+
+def t_settle_stick(work, args):
+    """A stick present from power-on, on 1 and 4 xHCI controllers and
+    behind a hub (delay_use at its default): waitdev --settle never gives
+    up, and finds it. --settle-boots boots per layout, counted."""
+    check(args.waitdev, "settle-stick needs --waitdev (a static waitdev)")
+    counts = {}
+    for layout in LAYOUTS:
+        found = gave_up = 0
+        times = []
+        for n in range(args.settle_boots):
+            w = settle_stick_boot(work, args, layout, n)
+            ok = w.rc == 0 and "WAITDEV_ROOT='/dev/sda'" in w.out
+            found += ok
+            gave_up += bool(w.gave_up())
+            times.append(w.t1)
+            say("%s settle-stick %s boot %d: rc %d, %s at %.3f s, USB "
+                "settled at %s s" % (BASE, layout, n + 1, w.rc,
+                                     "found /dev/sda" if ok else "NOT found",
+                                     w.t1, w.settled_at))
+            if not ok:
+                say("  its console:\n" + w.text[-2500:])
+        counts[layout] = (found, gave_up, times)
+    for layout, (found, gave_up, times) in counts.items():
+        say("%s settle-stick %s: %d boots, %d found, %d gave up; found at "
+            "median %.3f s (min %.3f, max %.3f)"
+            % (BASE, layout, args.settle_boots, found, gave_up,
+               statistics.median(times), min(times), max(times)))
+    for layout, (found, gave_up, _) in counts.items():
+        check(gave_up == 0 and found == args.settle_boots,
+              "%s: %d of %d boots gave up, %d found"
+              % (layout, gave_up, args.settle_boots, found))
+
+
+def t_settle_give_up(work, args):
+    """No stick: waitdev --settle gives up (status 1, "USB settled at T s;
+    not there") within 300 ms of the settle, long before its 30 s
+    deadline; both times printed."""
+    check(args.waitdev, "settle-give-up needs --waitdev (a static waitdev)")
+    w = WaitdevBoot(work, "settle-give-up", args.waitdev,
+                    "waitdev.settle=1 waitdev.root=LABEL=%s "
+                    "waitdev.timeout=30" % STICK_LABEL,
+                    ["-device", "qemu-xhci,id=xhci0"])
+    say("%s settle-give-up: waitdev rc %d, from %.3f to %.3f s; the watch "
+        "saw USB settled at %s s; the deadline was at %.3f s"
+        % (BASE, w.rc, w.t0, w.t1, w.settled_at, w.t0 + 30))
+    check(w.rc == 1, "expected status 1, got %d:\n%s"
+          % (w.rc, w.text[-2500:]))
+    check(w.gave_up(), "no 'USB settled at T s; not there' on the "
+          "console:\n" + w.text[-2500:])
+    check(w.settled_at is not None, "the watch never saw USB settled")
+    # the watch polls every 10 ms, and waitdev may see it first
+    check(w.t1 - w.settled_at <= 0.3,
+          "waitdev ended %.3f s after the settle (bound 0.3 s)"
+          % (w.t1 - w.settled_at))
+    say("%s settle-give-up: %.3f s after the settle, %.3f s before the "
+        "deadline" % (BASE, w.t1 - w.settled_at, w.t0 + 30 - w.t1))
+
+
+def t_settle_hotplug(work, args):
+    """No stick at boot, a plain wait (no --settle): a stick plugged once
+    USB has settled is found all the same (a new event, not a late one)."""
+    check(args.waitdev, "settle-hotplug needs --waitdev (a static waitdev)")
+    disk = stick_image(work)
+    plugged = []
+
+    def react(boot, qmp, t, line):
+        if "KTEST-SETTLE" in line and "now=settled" in line and not plugged:
+            qmp.cmd("device_add", driver="usb-storage", bus="xhci0.0",
+                    drive="stick", id="stick")
+            plugged.append(t)
+
+    w = WaitdevBoot(work, "settle-hotplug", args.waitdev,
+                    "waitdev.root=LABEL=%s waitdev.timeout=60" % STICK_LABEL,
+                    ["-device", "qemu-xhci,id=xhci0",
+                     "-drive", "if=none,id=stick,format=raw,file=" + disk],
+                    react=react)
+    say("%s settle-hotplug: settled at %s s, plugged after it, waitdev rc "
+        "%d at %.3f s" % (BASE, w.settled_at, w.rc, w.t1))
+    check(plugged, "the stick was never plugged (no settled line)")
+    check(w.rc == 0 and "WAITDEV_ROOT='/dev/sda'" in w.out,
+          "expected the stick found (rc 0, /dev/sda):\n" + w.text[-2500:])
+    check(not w.gave_up(), "a plain wait gave up")
+    check(w.t1 > w.settled_at, "found before the settle: the stick was "
+          "not plugged after it")
+
+
 TESTS = {
     "settle": t_settle,
+    "settle-stick": t_settle_stick,
+    "settle-give-up": t_settle_give_up,
+    "settle-hotplug": t_settle_hotplug,
     "stock-race": t_stock_race,
     "patched-console": t_patched_console,
     "consoledelay": t_consoledelay,
@@ -732,6 +906,9 @@ def main():
     ap.add_argument("--base", default="6.1", choices=("6.1", "6.12"),
                     help="the kernel base whose build to boot (default 6.1)")
     ap.add_argument("--waitdev", help="static waitdev (consolewait test)")
+    ap.add_argument("--settle-boots", type=int, default=1,
+                    help="settle-stick: boots per layout (1 in CI, 20 "
+                    "with ./run-tests --full)")
     ap.add_argument("--boots", type=int, default=5,
                     help="no-wait, hub-timing: boots per kernel or "
                     "controller count (default 5)")
