@@ -628,6 +628,14 @@ void engine_inject_link(struct engine *e, const struct rtnl_link *link)
 	link_cb(e, link);
 }
 
+/* Whether a uevent is queued that the loop has not read yet. */
+static bool engine_source_pending(const struct engine *e)
+{
+	struct pollfd p = { .fd = source_fd(e->source), .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
 /*
  * After reporting ENOBUFS once, the kernel marks a netlink socket
  * congested and drops further messages silently until a read finds its
@@ -669,7 +677,17 @@ static int engine_on_source(struct engine *e)
 		if (r < 0)
 			return r;
 		/* found: the rest of the queue is not ours to read */
-		if (engine_done(e) || ++n == ENGINE_BATCH || now_ms() >= e->next_deadline)
+		if (engine_done(e))
+			return 0;
+		/*
+		 * Level-triggered epoll brings us back for the rest, but
+		 * only if there is a rest: a batch that ended with the
+		 * queue empty must read on to EAGAIN, or a congested queue
+		 * is never seen read empty (and its rescan waits for the
+		 * next uevent, which may never come).
+		 */
+		if ((++n >= ENGINE_BATCH || now_ms() >= e->next_deadline) &&
+		    engine_source_pending(e))
 			return 0;
 	}
 	if (r == 0 && e->uevent_congested)
@@ -906,14 +924,6 @@ static void engine_watch_modload(struct engine *e, bool on)
 		return;
 	if (epoll_ctl(e->epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) == 0)
 		e->modload_watched = on;
-}
-
-/* Whether a uevent is queued that the loop has not read yet. */
-static bool engine_source_pending(const struct engine *e)
-{
-	struct pollfd p = { .fd = source_fd(e->source), .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
 /*
