@@ -310,7 +310,7 @@ unsigned int targets_give_up(struct targets *ts, const struct devtab *tab,
 		t->state = TARGET_ABSENT;
 		t->waited_ms = now_ms() - ts->start_ms;
 		t->settled_boot_ms = boot_ms;
-		log_notice("%s %s: USB settled at %llu.%03llu s; not there "
+		log_info("%s %s: USB settled at %llu.%03llu s; not there "
 			   "(after %llu.%03llu s)",
 			   t->role->name, t->spec.text,
 			   (unsigned long long)(boot_ms / 1000),
