@@ -310,6 +310,44 @@ int cmdline_parse_list(const struct role *role, const char *key, const char *val
 	return 0;
 }
 
+int cmdline_parse_alternatives(const struct role *role, const char *key, const char *val,
+			       struct role_config *rc, char *err, unsigned errsize)
+{
+	char buf[SPEC_VALUE_MAX * 4], serr[200];
+	const char *tok = buf;
+	char *bar;
+
+	rc->n = 0;
+	rc->alternatives = role->alternatives && strchr(val, '|');
+	if (!rc->alternatives) {
+		if (role->parse(val, &rc->spec[0], serr, sizeof(serr)) < 0)
+			return parse_error(err, errsize, "%s", serr);
+		rc->n = 1;
+		return 0;
+	}
+	if (!strscpy(buf, val, sizeof(buf)))
+		return parse_error(err, errsize, "value too long");
+	for (;;) {
+		bar = strchr(tok, '|');
+		if (bar)
+			*bar = '\0';
+		if (rc->n == CMDLINE_LIST_MAX)
+			return parse_error(err, errsize, "more than %d alternatives",
+					   CMDLINE_LIST_MAX);
+		if (!*tok)
+			return parse_error(err, errsize, "an empty alternative");
+		if (role->parse(tok, &rc->spec[rc->n], serr, sizeof(serr)) < 0)
+			return parse_error(err, errsize, "alternative %u (%s): %s",
+					   rc->n + 1, tok, serr);
+		rc->n++;
+		if (!bar)
+			break;
+		tok = bar + 1;
+	}
+	(void)key;
+	return 0;
+}
+
 /* waitdev.net= replaces the list; a bad one leaves the last good one */
 static int parse_list_key(const struct role *role, const char *key, const char *val,
 			  struct parse_state *st, char *msg, unsigned msgsize)
@@ -572,15 +610,25 @@ static int parse_param(const char *key, const char *val, struct parse_state *st,
 /* @val, the last value of @key for @role: its spec, or, malformed, a
  * problem and the role's wait fails at once (never the others). */
 static int set_role_spec(struct parse_state *st, const struct role *role, const char *key,
-			 const char *val)
+			 const char *val, bool alternatives)
 {
 	struct role_config *rc = &st->cfg->role[role->id];
 	char serr[200], msg[CMDLINE_PROBLEM_LEN], what[64];
+	int r;
 
-	if (role->parse(val, &rc->spec[0], serr, sizeof(serr)) == 0) {
-		rc->n = 1;
+	if (alternatives)
+		r = cmdline_parse_alternatives(role, key, val, rc, serr, sizeof(serr));
+	else
+		r = role->parse(val, &rc->spec[0], serr, sizeof(serr));
+	if (r == 0) {
+		if (!alternatives) {
+			rc->n = 1;
+			rc->alternatives = false;
+		}
 		return 0;
 	}
+	rc->n = 0;
+	rc->alternatives = false;
 	memset(&rc->spec[0], 0, sizeof(rc->spec[0]));
 	strscpy(rc->spec[0].text, val, sizeof(rc->spec[0].text));
 	rc->invalid = true;
@@ -609,7 +657,8 @@ static int apply_kernel_root(struct parse_state *st)
 			sizeof(cfg->role[ROLE_ROOT].why));
 		return problem(st, "the root wait fails", "root: empty value");
 	}
-	return set_role_spec(st, role_get(ROLE_ROOT), "root", st->root);
+	/* the kernel mounts what root= names: one device, '|' and all */
+	return set_role_spec(st, role_get(ROLE_ROOT), "root", st->root, false);
 }
 
 /* the last console= that names a tty, when no waitdev.console= is given */
@@ -647,7 +696,7 @@ static int apply_specs(struct parse_state *st)
 
 		if (val && *val) {
 			snprintf(key, sizeof(key), "waitdev.%s", role->name);
-			r = set_role_spec(st, role, key, val);
+			r = set_role_spec(st, role, key, val, role->alternatives);
 		} else if (!val && i == ROLE_ROOT) {
 			r = apply_kernel_root(st);
 		} else if (!val && i == ROLE_CONSOLE) {

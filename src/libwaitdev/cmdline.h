@@ -55,6 +55,10 @@ struct role_config {
 	 * problem did */
 	bool invalid;
 	char why[CMDLINE_PROBLEM_LEN];
+	/* spec[0..n-1] are alternatives of one target, best first
+	 * (SPEC|SPEC..., a role with role->alternatives): the first that
+	 * is there once those before it are known not to come is taken */
+	bool alternatives;
 	/* given as an option (--root, SPEC), not by the kernel command
 	 * line: what is wrong with it is a usage error */
 	bool from_options;
@@ -120,6 +124,14 @@ int cmdline_parse(const char *text, struct wait_config *cfg, char *err, unsigned
  */
 int cmdline_parse_list(const struct role *role, const char *key, const char *val,
 		       struct role_config *rc, char *err, unsigned errsize);
+
+/*
+ * Parses @val into @rc: alternatives separated by '|' when @role takes
+ * them (rc->alternatives, at most CMDLINE_LIST_MAX), else one spec.
+ * -EINVAL with why in @err; @key names it in messages.
+ */
+int cmdline_parse_alternatives(const struct role *role, const char *key, const char *val,
+			       struct role_config *rc, char *err, unsigned errsize);
 
 /* Sets every role's timeout to @ms (waitdev.timeout=, --timeout). */
 void cmdline_set_timeout(struct wait_config *cfg, uint64_t ms);

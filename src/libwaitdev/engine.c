@@ -136,30 +136,65 @@ void engine_free(struct engine *e)
 	free(e);
 }
 
-int engine_add_target(struct engine *e, const struct role *role, const struct spec *spec,
-		      uint64_t timeout_ms)
+/* Whether this engine can wait for @spec: 0, -EINVAL, -EOPNOTSUPP. */
+static int engine_can_wait(const struct engine *e, const struct spec *spec)
 {
 	enum spec_need need = spec_need(spec);
 	enum dev_kind kind = spec_kind(spec);
-	int r;
 
-	if (e->targets.n == ENGINE_TARGETS_MAX)
-		return -E2BIG;
 	if (kind == DEV_OTHER || spec->type == SPEC_CONSOLE_OTHER)
 		return -EINVAL;
 	/* udev's database answers both; probing only the first */
 	if ((need == SPEC_NEED_PROBE && !probe_available() && !e->use_udev) ||
 	    (need == SPEC_NEED_UDEV && !e->use_udev))
 		return -EOPNOTSUPP;
-	r = targets_add(&e->targets, role, spec, timeout_ms);
-	if (r < 0)
-		return r;
+	return 0;
+}
+
+static void engine_want(struct engine *e, const struct spec *spec)
+{
+	enum dev_kind kind = spec_kind(spec);
+
 	e->want[kind] = true;
 	e->want_link |= kind == DEV_NET && spec->net_state != NET_EXISTS;
 	/* with probing available, a root must carry a filesystem: probe
 	 * every block device then, whatever the spec's form */
 	e->want_probe |= kind == DEV_BLOCK && probe_available() && !e->use_udev;
-	return 0;
+}
+
+int engine_add_target(struct engine *e, const struct role *role, const struct spec *spec,
+		      uint64_t timeout_ms)
+{
+	int r;
+
+	if (e->targets.n == ENGINE_TARGETS_MAX)
+		return -E2BIG;
+	r = engine_can_wait(e, spec);
+	if (r == 0)
+		r = targets_add(&e->targets, role, spec, timeout_ms);
+	if (r == 0)
+		engine_want(e, spec);
+	return r;
+}
+
+int engine_add_alternatives(struct engine *e, const struct role *role,
+			    const struct spec *specs, unsigned int n, uint64_t timeout_ms,
+			    unsigned int *bad)
+{
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		r = engine_can_wait(e, &specs[i]);
+		if (r < 0) {
+			*bad = i;
+			return r;
+		}
+	}
+	r = targets_add_alternatives(&e->targets, role, specs, n, timeout_ms);
+	for (i = 0; r == 0 && i < n; i++)
+		engine_want(e, &specs[i]);
+	return r;
 }
 
 bool engine_uses_udev(const struct engine *e)
@@ -603,6 +638,8 @@ static int engine_arm(struct engine *e)
 static void engine_expire(struct engine *e)
 {
 	targets_expire(&e->targets, now_ms(), engine_probing_any(e));
+	/* a better alternative past its deadline: a worse one found wins */
+	targets_resolve(&e->targets, e->devtab);
 }
 
 static void link_cb(void *ctx, const struct rtnl_link *link)

@@ -87,6 +87,16 @@ void engine_free(struct engine *e);
 int engine_add_target(struct engine *e, const struct role *role, const struct spec *spec,
 		      uint64_t timeout_ms);
 
+/*
+ * Adds @n alternatives of one target, best first (target.h): the first
+ * there once every one before it is known not to come is taken. Errors
+ * as engine_add_target()'s, the spec at fault in *@bad; none is added
+ * then.
+ */
+int engine_add_alternatives(struct engine *e, const struct role *role,
+			    const struct spec *specs, unsigned int n, uint64_t timeout_ms,
+			    unsigned int *bad);
+
 /* How a wait ended. */
 enum engine_outcome {
 	ENGINE_FOUND,	    /* every target found */

@@ -247,7 +247,7 @@ void report_diagnosis(const struct engine *e)
 		const struct target *t = engine_target(e, i);
 		enum dev_kind kind = spec_kind(&t->spec);
 
-		if (t->state == TARGET_FOUND)
+		if (t->state == TARGET_FOUND || t->superseded)
 			continue;
 		if (t->state == TARGET_ABSENT)
 			log_err("%s %s: USB settled at %llu.%03llu s; not there "

@@ -8,6 +8,7 @@ const struct role role_table[ROLE_COUNT] = {
 		.id = ROLE_ROOT,
 		.name = "root",
 		.shell_var = "WAITDEV_ROOT",
+		.alternatives = true,
 		.default_ms = DEFAULT_ROOT_MS,
 		.parse = spec_parse_block,
 	},

@@ -54,6 +54,10 @@ struct role {
 	const char *shell_var;
 	/* takes a comma-separated list of specs (waitdev.net=a,b) */
 	bool list;
+	/* takes alternatives, best first, of which the first there is
+	 * taken (waitdev.root=LABEL=stick|/dev/vda1; not the kernel's
+	 * root=, which names one device) */
+	bool alternatives;
 	/* ms, when neither the command line nor --timeout says */
 	uint64_t default_ms;
 	/* parses one spec of the role: 0, or -EINVAL with why in @err */

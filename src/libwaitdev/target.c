@@ -23,6 +23,23 @@ int targets_add(struct targets *ts, const struct role *role, const struct spec *
 	return 0;
 }
 
+int targets_add_alternatives(struct targets *ts, const struct role *role,
+			     const struct spec *specs, unsigned int n,
+			     uint64_t timeout_ms)
+{
+	unsigned int i;
+
+	if (n > ENGINE_TARGETS_MAX - ts->n)
+		return -E2BIG;
+	ts->groups++;
+	for (i = 0; i < n; i++) {
+		targets_add(ts, role, &specs[i], timeout_ms);
+		ts->t[ts->n - 1].group = ts->groups;
+		ts->t[ts->n - 1].rank = i;
+	}
+	return 0;
+}
+
 uint64_t targets_start(struct targets *ts, uint64_t start_ms)
 {
 	uint64_t last = start_ms;
@@ -118,6 +135,113 @@ static void target_refresh(struct target *t)
 	memcpy(t->node, node, sizeof(node));
 }
 
+bool target_is_result(const struct target *t)
+{
+	return t->state == TARGET_FOUND && (!t->group || t->taken);
+}
+
+/* The member of group @g that may still be taken: the best one neither
+ * ABSENT nor EXPIRED (members are in rank order), or NULL. */
+static struct target *group_best(struct targets *ts, unsigned int g)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->n; i++) {
+		struct target *t = &ts->t[i];
+
+		if (t->group == g && t->state != TARGET_ABSENT &&
+		    t->state != TARGET_EXPIRED)
+			return t;
+	}
+	return NULL;
+}
+
+static void group_take(struct targets *ts, unsigned int g, struct target *best)
+{
+	unsigned int i;
+
+	if (best->taken)
+		return;
+	best->taken = true;
+	best->superseded = false;
+	for (i = 0; i < ts->n; i++) {
+		struct target *t = &ts->t[i];
+
+		if (t->group != g || t == best)
+			continue;
+		t->superseded = true;
+		if (t->state == TARGET_WAITING || t->state == TARGET_FOUND) {
+			t->state = TARGET_PASSED;
+			t->dev = NULL;
+		}
+	}
+	if (best->rank)
+		log_notice("%s %s: taken (alternative %u): the ones before it are "
+			   "not there",
+			   best->role->name, best->spec.text, best->rank + 1);
+}
+
+/* The taken member was lost: every member may count again (on a record
+ * of @tab other than @skip, which is going). */
+static void group_reopen(struct targets *ts, const struct devtab *tab, unsigned int g,
+			 const struct device *skip)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->n; i++) {
+		struct target *t = &ts->t[i];
+		const struct device *dev;
+
+		if (t->group != g)
+			continue;
+		t->taken = t->superseded = false;
+		if (t->state != TARGET_PASSED)
+			continue;
+		t->state = TARGET_WAITING;
+		dev = target_find(t, tab, skip);
+		if (dev)
+			target_found(ts, t, dev, false);
+	}
+}
+
+/* Whether a member of group @g was taken, or superseded by one taken. */
+static bool group_decided(const struct targets *ts, unsigned int g)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->n; i++)
+		if (ts->t[i].group == g && (ts->t[i].taken || ts->t[i].superseded))
+			return true;
+	return false;
+}
+
+static void resolve(struct targets *ts, const struct devtab *tab,
+		    const struct device *skip)
+{
+	unsigned int g;
+
+	for (g = 1; g <= ts->groups; g++) {
+		struct target *best = group_best(ts, g);
+
+		if (best && best->state == TARGET_FOUND) {
+			group_take(ts, g, best);
+			continue;
+		}
+		if (!group_decided(ts, g))
+			continue;
+		/* the one taken went away: every member counts again */
+		group_reopen(ts, tab, g, skip);
+		best = group_best(ts, g);
+		if (best && best->state == TARGET_FOUND)
+			group_take(ts, g, best);
+	}
+}
+
+void targets_resolve(struct targets *ts, const struct devtab *tab)
+{
+	resolve(ts, tab, NULL);
+}
+
 void targets_evaluate(struct targets *ts, const struct devtab *tab,
 		      const struct device *dev, bool rescanning)
 {
@@ -142,6 +266,7 @@ void targets_evaluate(struct targets *ts, const struct devtab *tab,
 				target_found(ts, t, other, rescanning);
 		}
 	}
+	resolve(ts, tab, NULL);
 }
 
 void targets_forget(struct targets *ts, const struct devtab *tab,
@@ -155,6 +280,7 @@ void targets_forget(struct targets *ts, const struct devtab *tab,
 		if (t->state == TARGET_FOUND && t->dev == dev)
 			target_lost(ts, t, tab, "was removed", rescanning);
 	}
+	resolve(ts, tab, dev);
 }
 
 /*
@@ -311,14 +437,15 @@ unsigned int targets_give_up(struct targets *ts, const struct devtab *tab,
 		t->waited_ms = now_ms() - ts->start_ms;
 		t->settled_boot_ms = boot_ms;
 		log_info("%s %s: USB settled at %llu.%03llu s; not there "
-			   "(after %llu.%03llu s)",
-			   t->role->name, t->spec.text,
-			   (unsigned long long)(boot_ms / 1000),
-			   (unsigned long long)(boot_ms % 1000),
-			   (unsigned long long)(t->waited_ms / 1000),
-			   (unsigned long long)(t->waited_ms % 1000));
+			 "(after %llu.%03llu s)",
+			 t->role->name, t->spec.text,
+			 (unsigned long long)(boot_ms / 1000),
+			 (unsigned long long)(boot_ms % 1000),
+			 (unsigned long long)(t->waited_ms / 1000),
+			 (unsigned long long)(t->waited_ms % 1000));
 		n++;
 	}
+	targets_resolve(ts, tab);
 	return n;
 }
 
@@ -327,7 +454,7 @@ bool targets_all_found(const struct targets *ts)
 	unsigned int i;
 
 	for (i = 0; i < ts->n; i++)
-		if (ts->t[i].state != TARGET_FOUND)
+		if (!target_is_result(&ts->t[i]) && !ts->t[i].superseded)
 			return false;
 	return true;
 }

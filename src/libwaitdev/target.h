@@ -5,6 +5,15 @@
  *   WAITING --a record it accepts--> FOUND --removed, not ready--> WAITING
  *   WAITING --its deadline--> EXPIRED
  *   WAITING --USB settled without it (engine_options.give_up)--> ABSENT
+ *   WAITING, FOUND --a better alternative was taken--> PASSED
+ *
+ * Alternatives (waitdev.root=A|B|C) are targets of one group, ranked
+ * best first. The group takes the best one found once every better one
+ * is known not to come (ABSENT, or EXPIRED at the deadline they share);
+ * until then a worse one found waits, FOUND, in case a better one comes.
+ * Once taken, the others are superseded (the worse ones PASSED) and do
+ * not count as missing; if the taken one goes away, the group is open
+ * again.
  *
  * A target accepts a record that its spec matches (spec_match_in(), over
  * the whole table: PARTNROFF= names a record by another) and that is
@@ -31,6 +40,7 @@ enum target_state {
 	TARGET_FOUND,
 	TARGET_EXPIRED,
 	TARGET_ABSENT, /* given up: the buses it can come from settled */
+	TARGET_PASSED, /* an alternative: a better one was taken */
 };
 
 struct target {
@@ -47,6 +57,10 @@ struct target {
 	/* TARGET_ABSENT: when USB was seen settled, ms since boot
 	 * (CLOCK_BOOTTIME, the kernel log's clock) */
 	uint64_t settled_boot_ms;
+	/* alternatives: the group (0 for none) and the rank in it, 0 the
+	 * best; superseded: another alternative of the group was taken */
+	unsigned int group, rank;
+	bool superseded, taken;
 };
 
 struct targets {
@@ -55,11 +69,28 @@ struct targets {
 	uint64_t start_ms; /* CLOCK_MONOTONIC ms: what waited_ms counts from */
 	/* a deadline of 0 ("look once") while the scan's probes run */
 	uint64_t look_once_until;
+	unsigned int groups; /* groups of alternatives, numbered from 1 */
 };
 
 /* Adds a target in state WAITING; -E2BIG past ENGINE_TARGETS_MAX. */
 int targets_add(struct targets *ts, const struct role *role, const struct spec *spec,
 		uint64_t timeout_ms);
+
+/*
+ * Adds @n alternatives, best first, as one group (see the top); -E2BIG
+ * past ENGINE_TARGETS_MAX (then none is added).
+ */
+int targets_add_alternatives(struct targets *ts, const struct role *role,
+			     const struct spec *specs, unsigned int n,
+			     uint64_t timeout_ms);
+
+/*
+ * Decides each group of alternatives after its members changed: takes
+ * the best found one when every better one is ABSENT or EXPIRED, and
+ * reopens a group whose taken one was lost. Called by the functions
+ * below that change states, and by the engine after targets_give_up().
+ */
+void targets_resolve(struct targets *ts, const struct devtab *tab);
 
 /* Sets the deadlines from @start_ms; returns the last (DEADLINE_NEVER). */
 uint64_t targets_start(struct targets *ts, uint64_t start_ms);
@@ -116,7 +147,12 @@ bool targets_any_may_give_up(const struct targets *ts, const struct devtab *tab)
 unsigned int targets_give_up(struct targets *ts, const struct devtab *tab,
 			     uint64_t boot_ms);
 
-/* Whether every target was found. */
+/* Whether @t is a result to report: found, and for an alternative the
+ * one its group took. */
+bool target_is_result(const struct target *t);
+
+/* Whether every target was found (a group: one of its alternatives
+ * taken). */
 bool targets_all_found(const struct targets *ts);
 
 /* The log lines timed tests and the QEMU boots wait for. */

@@ -249,7 +249,7 @@ int options_add_spec(struct wait_config *cfg, const struct role *role, const cha
 		     const char *text)
 {
 	struct role_config *rc = &cfg->role[role->id];
-	struct role_config one;
+	struct role_config one = { 0 };
 	char err[512];
 	int r;
 
@@ -259,13 +259,14 @@ int options_add_spec(struct wait_config *cfg, const struct role *role, const cha
 				       err, sizeof(err));
 		if (r < 0)
 			return usage_error("%s", err);
-	} else if (role->parse(text, &one.spec[0], err, sizeof(err)) < 0) {
+	} else if (cmdline_parse_alternatives(role, option ? option : role->name, text,
+					      &one, err, sizeof(err)) < 0) {
 		return usage_error("%s%s%s: %s", option ? option : "", option ? " " : "",
 				   text, err);
 	} else {
-		one.n = 1;
-		rc->n = 0; /* one spec: the last given */
+		rc->n = 0; /* one spec, or one list of alternatives: the last */
 	}
+	rc->alternatives = !role->list && one.alternatives;
 	if (rc->n + one.n > CMDLINE_LIST_MAX)
 		return usage_error("%s: more than %d %s specs",
 				   option ? option : role->name, CMDLINE_LIST_MAX,
@@ -283,6 +284,7 @@ void options_clear_role(struct wait_config *cfg, const struct role *role)
 
 	rc->n = 0;
 	rc->invalid = false;
+	rc->alternatives = false;
 }
 
 int options_read(struct options *o, struct wait_config *cfg, int argc, char **argv,

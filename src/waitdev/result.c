@@ -81,7 +81,7 @@ static void print_shell(FILE *out, const struct engine *e, const struct result_e
 		for (i = n = 0; i < count; i++) {
 			const struct target *t = engine_target(e, i);
 
-			if (t->role != role || t->state != TARGET_FOUND)
+			if (t->role != role || !target_is_result(t))
 				continue;
 			fprintf(out, n++ ? " " : "%s='", role->shell_var);
 			shell_quoted_part(out, t->node);
@@ -93,7 +93,9 @@ static void print_shell(FILE *out, const struct engine *e, const struct result_e
 	for (i = n = 0; i < count; i++) {
 		const struct target *t = engine_target(e, i);
 
-		if (t->state == TARGET_FOUND)
+		/* an alternative another one of its group replaced is not
+		 * missing */
+		if (target_is_result(t) || t->superseded)
 			continue;
 		fprintf(out, "%s%s=", n++ ? " " : "", t->role->name);
 		shell_quoted_part(out, t->spec.text);
@@ -116,6 +118,8 @@ static const char *state_name(enum target_state s)
 		return "timeout";
 	case TARGET_ABSENT:
 		return "absent";
+	case TARGET_PASSED:
+		return "passed";
 	default:
 		return "waiting";
 	}
@@ -241,12 +245,18 @@ static void json_target(FILE *out, const struct engine *e, const struct target *
 	json_string(out, t->role->name);
 	json_key_string(out, "spec", t->spec.text);
 	fprintf(out, ",\"state\":\"%s\"", state_name(t->state));
+	/* one of a list of alternatives: its rank, and whether taken */
+	if (t->group)
+		fprintf(out, ",\"alternative\":%u,\"taken\":%s", t->rank + 1,
+			target_is_result(t) ? "true" : "false");
 	if (t->state != TARGET_FOUND) {
 		not_ready = report_not_ready(e, t, &dev, reason, sizeof(reason));
 		if (t->state == TARGET_WAITING)
 			why = "interrupted";
 		else if (t->state == TARGET_ABSENT)
 			why = "settled";
+		else if (t->state == TARGET_PASSED)
+			why = "passed";
 		else if (t->lost)
 			why = "lost"; /* the reason says what it is now */
 		else if (not_ready)
@@ -268,6 +278,8 @@ static void json_target(FILE *out, const struct engine *e, const struct target *
 	json_key_string(out, "why", why);
 	if (!why)
 		json_key_string(out, "reason", NULL);
+	else if (t->state == TARGET_PASSED)
+		json_key_string(out, "reason", "a better alternative was taken");
 	else if (t->state == TARGET_ABSENT) {
 		snprintf(reason, sizeof(reason),
 			 "USB settled at %llu.%03llu s; not there",
@@ -308,7 +320,8 @@ static void print_json(FILE *out, const struct engine *e, const struct result_en
 
 	if (!end)
 		for (i = 0; i < n; i++)
-			if (engine_target(e, i)->state != TARGET_FOUND)
+			if (!target_is_result(engine_target(e, i)) &&
+			    !engine_target(e, i)->superseded)
 				status = EXIT_TIMEOUT;
 	fprintf(out, "{\"status\":\"%s\",\"exit\":%d", status_name(status), status);
 	if (end && end->error)
@@ -348,7 +361,7 @@ int result_fprint(FILE *out, enum result_format fmt, const struct engine *e,
 			/* room for every byte escaped: never cut */
 			char node[4 * sizeof(t->node) + 32];
 
-			if (t->state != TARGET_FOUND)
+			if (!target_is_result(t))
 				continue;
 			/* one line per target, whatever the name holds */
 			escape_name(t->node, node, sizeof(node));

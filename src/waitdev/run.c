@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "frontends.h"
@@ -12,25 +13,44 @@
 #include "startup.h"
 #include "util.h"
 
+/* A refusal's one line into @why; cut at @size (a message, not data). */
+static void why_set(char *why, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void why_set(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+}
+
+/* Why engine_add_target() refused @spec (@r < 0) into @why; returns @r. */
+static int add_target_error(int r, const struct role *role, const struct spec *spec,
+			    char *why, size_t size)
+{
+	if (r == -EOPNOTSUPP && spec_need(spec) == SPEC_NEED_UDEV &&
+	    source_udev_available())
+		why_set(why, size,
+			"%s %s: needs the udev source (udevd running, or --source udev)",
+			role->name, spec->text);
+	else if (r == -EOPNOTSUPP)
+		why_set(why, size,
+			"%s %s: needs %s, which this waitdev was built without",
+			role->name, spec->text, spec_need_name(spec_need(spec)));
+	else if (r < 0)
+		why_set(why, size, "%s %s: cannot wait for it: %s", role->name,
+			spec->text, strerror(-r));
+	return r;
+}
+
 /* Adds @spec as a target of @role: 0, or -errno with why in @why. */
 static int add_target(struct engine *e, const struct role *role, const struct spec *spec,
 		      uint64_t timeout_ms, char *why, size_t size)
 {
-	int r = engine_add_target(e, role, spec, timeout_ms);
-
-	if (r == -EOPNOTSUPP && spec_need(spec) == SPEC_NEED_UDEV &&
-	    source_udev_available())
-		snprintf(why, size,
-			 "%s %s: needs the udev source (udevd running, or --source udev)",
-			 role->name, spec->text);
-	else if (r == -EOPNOTSUPP)
-		snprintf(why, size,
-			 "%s %s: needs %s, which this waitdev was built without",
-			 role->name, spec->text, spec_need_name(spec_need(spec)));
-	else if (r < 0)
-		snprintf(why, size, "%s %s: cannot wait for it: %s", role->name,
-			 spec->text, strerror(-r));
-	return r;
+	return add_target_error(engine_add_target(e, role, spec, timeout_ms), role, spec,
+				why, size);
 }
 
 static int open_modload(const struct options *o, struct modload **out)
@@ -71,6 +91,21 @@ static void setup_logging(const struct options *o)
  * --strict; from the kernel command line it fails its role at once, like
  * a malformed one, and the others are still waited for: a boot goes on.
  */
+/* The alternatives of @rc as one target of @role: 0, or -errno with why. */
+static int add_alternatives(struct engine *e, const struct role *role,
+			    const struct role_config *rc, char *why, size_t size)
+{
+	unsigned int bad = 0;
+	int r = engine_add_alternatives(e, role, rc->spec, rc->n, rc->ms, &bad);
+
+	if (r == -E2BIG)
+		why_set(why, size, "%s: too many targets (at most %d)", role->name,
+			ENGINE_TARGETS_MAX);
+	else if (r < 0)
+		return add_target_error(r, role, &rc->spec[bad], why, size);
+	return r;
+}
+
 static int add_targets(struct engine *e, struct wait_config *cfg, unsigned roles,
 		       bool strict)
 {
@@ -81,6 +116,17 @@ static int add_targets(struct engine *e, struct wait_config *cfg, unsigned roles
 	for (id = 0; id < ROLE_COUNT; id++) {
 		struct role_config *rc = &cfg->role[id];
 
+		if (roles & ROLE_BIT(id) && rc->alternatives) {
+			r = add_alternatives(e, role_get(id), rc, why, sizeof(why));
+			if (r == 0)
+				continue;
+			if (rc->from_options || strict)
+				return usage_error("%s", why);
+			log_err("kernel command line: %s", why);
+			rc->invalid = rc->unsupported = true;
+			strscpy(rc->why, why, sizeof(rc->why));
+			continue;
+		}
 		for (i = 0; roles & ROLE_BIT(id) && i < rc->n; i++) {
 			if (rc->spec[i].type == SPEC_CONSOLE_OTHER) {
 				log_notice("%s %s is not a tty: not waited for",

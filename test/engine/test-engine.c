@@ -1840,6 +1840,82 @@ static void test_settle_give_up(void)
 	run_end(&r);
 }
 
+static void add_alternatives(struct engine *e, const char *a, const char *b,
+			     uint64_t timeout_ms)
+{
+	struct spec specs[2];
+	unsigned int bad;
+	char err[200];
+
+	if (spec_parse_block(a, &specs[0], err, sizeof(err)) < 0 ||
+	    spec_parse_block(b, &specs[1], err, sizeof(err)) < 0 ||
+	    engine_add_alternatives(e, &role_table[ROLE_ROOT], specs, 2, timeout_ms,
+				    &bad) < 0) {
+		fprintf(stderr, "bad test alternatives %s|%s\n", a, b);
+		exit(99);
+	}
+}
+
+static void plug_sdb_settle_later(struct fakesys *fs)
+{
+	plug_sdb(fs);
+	usleep(150 * 1000);
+	settle_write(fs, "settled\n");
+}
+
+/* waitdev.root=A|B: the first there once those before it cannot come */
+static void test_alternatives(void)
+{
+	struct run r;
+
+	/* the stick absent, USB settled: the disk is taken at once */
+	run_begin(&r, false);
+	settle_make(&r.fs, "settled\n");
+	fakesys_add_block(&r.fs, "vda", 254, 0, 4096, NULL, true);
+	add_alternatives(engine_give_up(&r, true), "/dev/sdb", "/dev/vda", 10000);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_ABSENT);
+	CHECK(engine_target(r.e, 0)->superseded);
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_FOUND);
+	CHECK(target_is_result(engine_target(r.e, 1)));
+	CHECK_STR(engine_target(r.e, 1)->node, "/dev/vda");
+	CHECK_WITHIN(engine_target(r.e, 1)->waited_ms, 999);
+	run_end(&r);
+
+	/* the disk there first, the stick while USB is busy: the stick */
+	run_begin(&r, false);
+	settle_make(&r.fs, "busy\n");
+	fakesys_add_block(&r.fs, "vda", 254, 0, 4096, NULL, true);
+	add_alternatives(engine_give_up(&r, true), "/dev/sdb", "/dev/vda", 10000);
+	later(&r, 150, plug_sdb_settle_later);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	CHECK(target_is_result(engine_target(r.e, 0)));
+	CHECK_STR(engine_target(r.e, 0)->node, "/dev/sdb");
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_PASSED);
+	CHECK(!target_is_result(engine_target(r.e, 1)));
+	run_end(&r);
+
+	/* no settle signal: the better one waits out the deadline, then
+	 * the disk found meanwhile is taken */
+	run_begin(&r, false);
+	fakesys_add_block(&r.fs, "vda", 254, 0, 4096, NULL, true);
+	add_alternatives(engine_give_up(&r, false), "/dev/sdb", "/dev/vda", 300);
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_EXPIRED);
+	CHECK(target_is_result(engine_target(r.e, 1)));
+	CHECK(engine_target(r.e, 0)->waited_ms >= 300);
+	run_end(&r);
+
+	/* neither there: both absent, the wait fails */
+	run_begin(&r, false);
+	settle_make(&r.fs, "settled\n");
+	add_alternatives(engine_give_up(&r, true), "/dev/sdb", "/dev/vda", 10000);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_ABSENT);
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_ABSENT);
+	run_end(&r);
+}
+
 int main(void)
 {
 	if (getuid() != 0) {
@@ -1880,5 +1956,6 @@ int main(void)
 	test_probe();
 	test_probe_stall();
 	test_settle_give_up();
+	test_alternatives();
 	return test_summary("test-engine");
 }

@@ -52,6 +52,39 @@ def body(h):
                 isinstance(t[0].get("waited_ms"), int),
                 "unexpected JSON", p)
 
+    alts = "/dev/wdnone0|%s" % NODE
+    with h.case("--root '%s': the first there once the one before it "
+                "cannot come (its 1 s deadline): %s, in every format"
+                % (alts, NODE)):
+        p = h.start([h.waitdev, "--cmdline", "", "--root", alts,
+                     "--timeout", "1", "--format", "shell"])
+        h.expect_exit(p, 0, 3.0 * h.scale)
+        h.check(p.elapsed >= 0.9, "taken before the better alternative's "
+                "deadline: %.3f s" % p.elapsed, p)
+        h.check(p.stdout.splitlines() == ["WAITDEV_ROOT='%s'" % NODE,
+                                          "WAITDEV_MISSING=''"],
+                "expected WAITDEV_ROOT='%s', nothing missing" % NODE, p)
+        p = h.start([h.waitdev, "--cmdline", "waitdev.root=" + alts,
+                     "--timeout", "0.5", "--format", "json"])
+        h.expect_exit(p, 0, 3.0 * h.scale)
+        j = host.parse_json(p.stdout)
+        t = j.get("targets") or []
+        h.check(j.get("status") == "found" and len(t) == 2 and
+                t[0].get("alternative") == 1 and
+                t[0].get("taken") is False and
+                t[0].get("state") == "timeout" and
+                t[1].get("alternative") == 2 and t[1].get("taken") is True and
+                t[1].get("device") == NODE, "unexpected JSON", p)
+        p = h.start([h.waitdev, "--cmdline", "", "--root",
+                     "%s|/dev/wdnone0" % NODE, "--timeout", "10"])
+        h.expect_exit(p, 0, QUICK)
+        h.check(p.stdout == "root %s\n" % NODE, "the best one there at "
+                "once: expected stdout 'root %s' without waiting" % NODE, p)
+        p = h.start([h.waitdev, "--cmdline", "", "--root", "sda||vda"])
+        h.expect_exit(p, 2, QUICK)
+        h.check("empty alternative" in p.stderr, "expected the usage "
+                "error to say 'empty alternative'", p)
+
     with h.case("waitdev --timeout 0 looks once and finds it"):
         p = h.start([h.waitdev, "--cmdline", "", "--root", NODE,
                      "--timeout", "0"])

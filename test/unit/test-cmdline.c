@@ -391,6 +391,28 @@ static void test_parse_details(void)
 	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].minor, 1);
 	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].text, "8:1");
 
+	/* waitdev.root=A|B: alternatives, best first; root= is one spec */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.root=LABEL=stick|/dev/vda1", &cfg, err,
+				sizeof(err)),
+		  0);
+	CHECK(cfg.role[ROLE_ROOT].alternatives);
+	CHECK_INT(cfg.role[ROLE_ROOT].n, 2);
+	CHECK_INT(cfg.role[ROLE_ROOT].spec[0].type, SPEC_BLOCK_LABEL);
+	CHECK_STR(cfg.role[ROLE_ROOT].spec[1].value, "vda1");
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("root=LABEL=a|b", &cfg, err, sizeof(err)), 0);
+	CHECK(!cfg.role[ROLE_ROOT].alternatives);
+	CHECK_INT(cfg.role[ROLE_ROOT].n, 1);
+	CHECK_STR(cfg.role[ROLE_ROOT].spec[0].value, "a|b");
+	/* a later single spec replaces the list */
+	cmdline_config_init(&cfg);
+	CHECK_INT(cmdline_parse("waitdev.root=sda|vda waitdev.root=vdb", &cfg, err,
+				sizeof(err)),
+		  0);
+	CHECK(!cfg.role[ROLE_ROOT].alternatives);
+	CHECK_INT(cfg.role[ROLE_ROOT].n, 1);
+
 	/* waitdev.settle=: off by default, the last one wins */
 	cmdline_config_init(&cfg);
 	CHECK(!cfg.settle);
@@ -505,6 +527,11 @@ static const struct bad_case bad_cases[] = {
 	{ "waitdev.timeout=never", "waitdev.timeout", IGNORED },
 	{ "waitdev.modprobe=yes", "waitdev.modprobe", IGNORED },
 	{ "waitdev.settle=usb", "waitdev.settle", IGNORED },
+	{ "waitdev.root=sda||vda", "empty alternative", ROOT_FAILS },
+	{ "waitdev.root=sda|UUID=", "alternative 2", ROOT_FAILS },
+	{ "waitdev.root=|sda", "waitdev.root", ROOT_FAILS },
+	{ "waitdev.root=sda|sdb|sdc|sdd|sde|sdf|sdg|sdh|sdi|sdj|sdk|sdl|sdm|sdn|sdo|sdp|sdq",
+	  "more than 16", ROOT_FAILS },
 	{ "waitdev=off", "waitdev=off", IGNORED },
 	{ "rd.waitdev=", "rd.waitdev", IGNORED },
 	{ "consoledelay=x", "consoledelay", IGNORED },
