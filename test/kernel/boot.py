@@ -865,11 +865,55 @@ def t_settle_hotplug(work, args):
           "not plugged after it")
 
 
+def disk_image(work):
+    """The internal disk: ext4 labelled KDISK on virtio, 8 MiB."""
+    img = os.path.join(work, "disk.img")
+    if not os.path.exists(img):
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "KDISK", img, "8M"],
+                       check=True, stdout=subprocess.DEVNULL)
+    return img
+
+
+def t_settle_fallback(work, args):
+    """waitdev.root=LABEL=KSTICK|LABEL=KDISK with waitdev.settle=1 and a
+    virtio disk: without the stick the disk is taken within 300 ms of the
+    settle; with the stick from power-on the stick is, though the disk
+    was found first."""
+    check(args.waitdev, "settle-fallback needs --waitdev (a static waitdev)")
+    append = ("waitdev.settle=1 waitdev.root=LABEL=%s|LABEL=KDISK "
+              "waitdev.timeout=30" % STICK_LABEL)
+    vda = ["-drive", "file=%s,if=virtio,format=raw" % disk_image(work)]
+    w = WaitdevBoot(work, "settle-fallback-none", args.waitdev, append,
+                    ["-device", "qemu-xhci,id=xhci0"] + vda)
+    say("%s settle-fallback, no stick: rc %d, %s at %.3f s, USB settled at "
+        "%s s" % (BASE, w.rc, " ".join(w.out), w.t1, w.settled_at))
+    check(w.rc == 0 and "WAITDEV_ROOT='/dev/vda'" in w.out,
+          "no stick: expected the disk taken (rc 0, /dev/vda):\n"
+          + w.text[-2500:])
+    check(w.settled_at is not None and w.t1 - w.settled_at <= 0.3,
+          "the disk taken %.3f s after the settle (bound 0.3 s)"
+          % (w.t1 - (w.settled_at or 0)))
+    qemu = ["-device", "qemu-xhci,id=xhci0",
+            "-drive", "if=none,id=stick,format=raw,file=" + stick_image(work),
+            "-device", "usb-storage,bus=xhci0.0,drive=stick"] + vda
+    w = WaitdevBoot(work, "settle-fallback-stick", args.waitdev, append, qemu)
+    say("%s settle-fallback, stick: rc %d, %s at %.3f s, USB settled at %s s"
+        % (BASE, w.rc, " ".join(w.out), w.t1, w.settled_at))
+    check(w.rc == 0 and "WAITDEV_ROOT='/dev/sda'" in w.out,
+          "stick present: expected the stick taken (rc 0, /dev/sda):\n"
+          + w.text[-2500:])
+    disk = w.text.find("found /dev/vda")
+    stick = w.text.find("found /dev/sda")
+    check(0 <= disk < stick, "expected the disk found before the stick "
+          "(it is there at /init), and the stick taken after it")
+
+
 TESTS = {
     "settle": t_settle,
     "settle-stick": t_settle_stick,
     "settle-give-up": t_settle_give_up,
     "settle-hotplug": t_settle_hotplug,
+    "settle-fallback": t_settle_fallback,
     "stock-race": t_stock_race,
     "patched-console": t_patched_console,
     "consoledelay": t_consoledelay,
