@@ -85,13 +85,14 @@ echo "KTEST-FD $fds" >$s
 # on init's own stdout and stderr: wherever /dev/console led, if anywhere
 echo "KTEST-STDOUT-HELLO"
 echo "KTEST-STDERR-HELLO" >&2
-expect= cw= settle= wd=
+expect= cw= settle= wd= kmsg=--no-kmsg
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ktest.expect=*) expect=${arg#ktest.expect=} ;;
 	ktest.consolewait=1) cw=1 ;;
 	ktest.settle=1) settle=1 ;;
 	ktest.waitdev=1) wd=1 ;;
+	ktest.kmsg=1) kmsg=--kmsg ;;
 	esac
 done
 # /sys/bus/usb/settle (issue 18): its first value, when it first read
@@ -105,6 +106,7 @@ settle_watch() {
 		i=$((i + 1))
 	done
 	t=$(cut -d' ' -f1 /proc/uptime)
+	echo "ktest: the watch read $(cat $f 2>/dev/null)" >/dev/kmsg
 	disks=$(ls /sys/block | grep '^sd' | tr '\n' ,)
 	echo "KTEST-SETTLE first=$first now=$(cat $f 2>/dev/null) at=$t disks=$disks" >$s
 }
@@ -120,8 +122,10 @@ if [ -n "$wd" ]; then
 		watcher=$!
 	fi
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	/sbin/waitdev -v --no-kmsg --format shell >/wd.out 2>$s
+	echo "ktest: waitdev starts" >/dev/kmsg
+	/sbin/waitdev -v $kmsg --format shell >/wd.out 2>$s
 	rc=$?
+	echo "ktest: waitdev exited $rc" >/dev/kmsg
 	echo "KTEST-WAITDEV rc=$rc from $t0 to $(cut -d' ' -f1 /proc/uptime)" >$s
 	sed 's/^/KTEST-WAITDEV-OUT /' /wd.out >$s
 	[ -z "$watcher" ] || wait $watcher
