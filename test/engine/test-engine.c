@@ -1816,6 +1816,19 @@ static void test_settle_give_up(void)
 	CHECK(engine_target(r.e, 1)->waited_ms >= 300);
 	run_end(&r);
 
+	/* a network interface is given up too; one that is there but
+	 * down, waited for :up, is not (it is there: its wait is the link) */
+	run_begin(&r, false);
+	settle_make(&r.fs, "settled\n");
+	fakesys_add_net(&r.fs, "eth1", 3, "52:54:00:12:34:57", 0x1002, "down");
+	engine_give_up(&r, true);
+	add_net_target(r.e, "eth9", 10000);
+	add_net_target(r.e, "eth1:up", 300);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	CHECK_INT(engine_target(r.e, 0)->state, TARGET_ABSENT);
+	CHECK_INT(engine_target(r.e, 1)->state, TARGET_EXPIRED);
+	run_end(&r);
+
 	/* without the attribute (a kernel without the series), or without
 	 * give_up, the deadline holds */
 	run_begin(&r, false);

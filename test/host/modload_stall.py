@@ -167,6 +167,49 @@ def cases(h, stalled, moddir):
                 "expected the loader's 'cannot load fake_a' (the kernel "
                 "refuses the fake module) on the stderr it shares", p)
 
+    with h.case("--settle, USB settled, the module load hanging: no "
+                "give-up while the loader loads (the driver it binds "
+                "would make USB busy), then 'USB settled ... not there'"):
+        fake = os.path.join(h.tmp, "settle-sysfs")
+        for d in ("class", "devices", "bus/usb"):
+            os.makedirs(os.path.join(fake, d), exist_ok=True)
+        fifo = os.path.join(fake, "bus/usb/settle")
+        if not os.path.exists(fifo):
+            os.mkfifo(fifo)
+        hold = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        os.write(hold, b"settled\n")
+        before = loaders()
+        stalled.stall()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        theirs.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        try:
+            # queued before waitdev starts: it reads it before it can
+            # see the settle as final
+            mine.send(host.uevent_datagram(
+                b"pci", b"", b"MODALIAS=" + MODALIAS,
+                devpath=b"/devices/pci0000:00/0000:00:1f.7"))
+            p = h.start([h.waitdev, "-v", "--source", "kernel", "--cmdline",
+                         "", "--settle", "--sysfs", fake, "--modprobe",
+                         "--moddir", moddir, "--root", "/dev/wdt-none",
+                         "--timeout", str(30 * h.scale),
+                         "--uevent-fd", str(theirs.fileno())],
+                        pass_fds=(theirs.fileno(),))
+            theirs.close()
+            pid, who = stuck_loader(h, before, p)
+            h.expect_running(p, 1.0, "the loader is still loading")
+            h.check("USB settled" not in p.stderr, "gave up while the "
+                    "loader was loading", p)
+        finally:
+            host.log("+ rm %s (reads answer again)" % stalled.flag)
+            stalled.release()
+            mine.close()
+        try:
+            h.expect_exit(p, 1, 5, why="given up once the loader is idle")
+        finally:
+            os.close(hold)  # the FIFO's writer: open until the end
+        h.check("USB settled at" in p.stderr and "not there" in p.stderr,
+                "expected 'USB settled at T s; not there'", p)
+
     with h.case("SIGTERM while the module load hangs: 143, promptly"):
         before = loaders()
         stalled.stall()
