@@ -38,6 +38,7 @@ struct run {
 	struct engine *e;
 	int status;
 	pid_t child;
+	int settle_fd; /* the FIFO standing in for bus/usb/settle, or -1 */
 };
 
 static void run_begin(struct run *r, bool kernel_source)
@@ -47,6 +48,7 @@ static void run_begin(struct run *r, bool kernel_source)
 	snprintf(r->dev, sizeof(r->dev), "%s/dev", r->fs.root);
 	mkdir(r->dev, 0755);
 	r->child = -1;
+	r->settle_fd = -1;
 	(void)kernel_source;
 }
 
@@ -167,6 +169,8 @@ static void run_end(struct run *r)
 		CHECK_MSG(exited(st, 0), "helper child failed");
 	}
 	engine_free(r->e);
+	if (r->settle_fd >= 0)
+		close(r->settle_fd);
 	fakesys_cleanup(&r->fs);
 }
 
@@ -1704,8 +1708,9 @@ static void test_probe_stall(void)
  * sysfs attribute (edge-triggered, read again at each wakeup), and the
  * test writes the states the kernel would show.
  */
-static void settle_make(struct fakesys *fs, const char *state)
+static void settle_make(struct run *r, const char *state)
 {
+	struct fakesys *fs = &r->fs;
 	char path[300];
 	int fd;
 
@@ -1720,8 +1725,8 @@ static void settle_make(struct fakesys *fs, const char *state)
 	CHECK(fd >= 0);
 	if (state)
 		CHECK(write(fd, state, strlen(state)) == (ssize_t)strlen(state));
-	/* left open for the run: the FIFO must keep a writer (the
-	 * fakesys cleanup removes the tree; the descriptor goes at exit) */
+	/* open for the run: the FIFO must keep a writer (run_end()) */
+	r->settle_fd = fd;
 }
 
 static void settle_write(struct fakesys *fs, const char *state)
@@ -1771,7 +1776,7 @@ static void test_settle_give_up(void)
 	/* settled from the start: the missing root is absent at once, not
 	 * at its 10 s deadline; rc of a deadline (not everything found) */
 	run_begin(&r, false);
-	settle_make(&r.fs, "settled\n");
+	settle_make(&r, "settled\n");
 	add_block_target(engine_give_up(&r, true), "/dev/sdz", 10000);
 	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(target0(&r)->state, TARGET_ABSENT);
@@ -1781,7 +1786,7 @@ static void test_settle_give_up(void)
 
 	/* busy, then settled at 200 ms: given up then, not before */
 	run_begin(&r, false);
-	settle_make(&r.fs, "busy\n");
+	settle_make(&r, "busy\n");
 	add_block_target(engine_give_up(&r, true), "/dev/sdz", 10000);
 	later(&r, 200, settle_later);
 	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
@@ -1793,7 +1798,7 @@ static void test_settle_give_up(void)
 
 	/* the device comes while busy: found, whatever settles after */
 	run_begin(&r, false);
-	settle_make(&r.fs, "busy\n");
+	settle_make(&r, "busy\n");
 	add_block_target(engine_give_up(&r, true), "sdb", 10000);
 	later(&r, 100, plug_then_settle);
 	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
@@ -1803,7 +1808,7 @@ static void test_settle_give_up(void)
 	/* a console is not given up, and a device that is there but not
 	 * ready (no medium) is not absent: both wait out their deadline */
 	run_begin(&r, false);
-	settle_make(&r.fs, "settled\n");
+	settle_make(&r, "settled\n");
 	fakesys_add_block(&r.fs, "sdc", 8, 32, 0, NULL, true);
 	engine_give_up(&r, true);
 	add_block_target(r.e, "/dev/sdz", 10000);
@@ -1819,7 +1824,7 @@ static void test_settle_give_up(void)
 	/* a network interface is given up too; one that is there but
 	 * down, waited for :up, is not (it is there: its wait is the link) */
 	run_begin(&r, false);
-	settle_make(&r.fs, "settled\n");
+	settle_make(&r, "settled\n");
 	fakesys_add_net(&r.fs, "eth1", 3, "52:54:00:12:34:57", 0x1002, "down");
 	engine_give_up(&r, true);
 	add_net_target(r.e, "eth9", 10000);
@@ -1838,7 +1843,7 @@ static void test_settle_give_up(void)
 	CHECK(target0(&r)->waited_ms >= 300);
 	run_end(&r);
 	run_begin(&r, false);
-	settle_make(&r.fs, "settled\n");
+	settle_make(&r, "settled\n");
 	add_block_target(engine_give_up(&r, false), "/dev/sdz", 300);
 	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
@@ -1846,7 +1851,7 @@ static void test_settle_give_up(void)
 
 	/* a value that is neither: said, and the deadline holds */
 	run_begin(&r, false);
-	settle_make(&r.fs, "maybe\n");
+	settle_make(&r, "maybe\n");
 	add_block_target(engine_give_up(&r, true), "/dev/sdz", 300);
 	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(target0(&r)->state, TARGET_EXPIRED);
@@ -1883,7 +1888,7 @@ static void test_alternatives(void)
 
 	/* the stick absent, USB settled: the disk is taken at once */
 	run_begin(&r, false);
-	settle_make(&r.fs, "settled\n");
+	settle_make(&r, "settled\n");
 	fakesys_add_block(&r.fs, "vda", 254, 0, 4096, NULL, true);
 	add_alternatives(engine_give_up(&r, true), "/dev/sdb", "/dev/vda", 10000);
 	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
@@ -1897,7 +1902,7 @@ static void test_alternatives(void)
 
 	/* the disk there first, the stick while USB is busy: the stick */
 	run_begin(&r, false);
-	settle_make(&r.fs, "busy\n");
+	settle_make(&r, "busy\n");
 	fakesys_add_block(&r.fs, "vda", 254, 0, 4096, NULL, true);
 	add_alternatives(engine_give_up(&r, true), "/dev/sdb", "/dev/vda", 10000);
 	later(&r, 150, plug_sdb_settle_later);
@@ -1921,7 +1926,7 @@ static void test_alternatives(void)
 
 	/* neither there: both absent, the wait fails */
 	run_begin(&r, false);
-	settle_make(&r.fs, "settled\n");
+	settle_make(&r, "settled\n");
 	add_alternatives(engine_give_up(&r, true), "/dev/sdb", "/dev/vda", 10000);
 	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
 	CHECK_INT(engine_target(r.e, 0)->state, TARGET_ABSENT);
