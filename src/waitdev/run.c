@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "frontends.h"
@@ -13,35 +12,23 @@
 #include "startup.h"
 #include "util.h"
 
-/* A refusal's one line into @why; cut at @size (a message, not data). */
-static void why_set(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
-
 /* Why engine_add_target() refused @spec (@r < 0) into @why; returns @r. */
 static int add_target_error(int r, const struct role *role, const struct spec *spec,
 			    char *why, size_t size)
 {
 	if (r == -EOPNOTSUPP && spec_need(spec) == SPEC_NEED_UDEV &&
 	    source_udev_available())
-		why_set(why, size,
+		parse_error(
+			why, size,
 			"%s %s: needs the udev source (udevd running, or --source udev)",
 			role->name, spec->text);
 	else if (r == -EOPNOTSUPP)
-		why_set(why, size,
-			"%s %s: needs %s, which this waitdev was built without",
-			role->name, spec->text, spec_need_name(spec_need(spec)));
+		parse_error(why, size,
+			    "%s %s: needs %s, which this waitdev was built without",
+			    role->name, spec->text, spec_need_name(spec_need(spec)));
 	else if (r < 0)
-		why_set(why, size, "%s %s: cannot wait for it: %s", role->name,
-			spec->text, strerror(-r));
+		parse_error(why, size, "%s %s: cannot wait for it: %s", role->name,
+			    spec->text, strerror(-r));
 	return r;
 }
 
@@ -91,6 +78,21 @@ static void setup_logging(const struct options *o)
  * --strict; from the kernel command line it fails its role at once, like
  * a malformed one, and the others are still waited for: a boot goes on.
  */
+/*
+ * A spec of @rc the engine refused (@why): a usage error when it came
+ * from the options or --strict; from the kernel command line, the role
+ * fails and the boot goes on (0).
+ */
+static int role_refused(struct role_config *rc, const char *why, bool strict)
+{
+	if (rc->from_options || strict)
+		return usage_error("%s", why);
+	log_err("kernel command line: %s", why);
+	rc->invalid = rc->unsupported = true;
+	strscpy(rc->why, why, sizeof(rc->why));
+	return 0;
+}
+
 /* The alternatives of @rc as one target of @role: 0, or -errno with why. */
 static int add_alternatives(struct engine *e, const struct role *role,
 			    const struct role_config *rc, char *why, size_t size)
@@ -99,8 +101,8 @@ static int add_alternatives(struct engine *e, const struct role *role,
 	int r = engine_add_alternatives(e, role, rc->spec, rc->n, rc->ms, &bad);
 
 	if (r == -E2BIG)
-		why_set(why, size, "%s: too many targets (at most %d)", role->name,
-			ENGINE_TARGETS_MAX);
+		parse_error(why, size, "%s: too many targets (at most %d)", role->name,
+			    ENGINE_TARGETS_MAX);
 	else if (r < 0)
 		return add_target_error(r, role, &rc->spec[bad], why, size);
 	return r;
@@ -118,13 +120,8 @@ static int add_targets(struct engine *e, struct wait_config *cfg, unsigned roles
 
 		if (roles & ROLE_BIT(id) && rc->alternatives) {
 			r = add_alternatives(e, role_get(id), rc, why, sizeof(why));
-			if (r == 0)
-				continue;
-			if (rc->from_options || strict)
-				return usage_error("%s", why);
-			log_err("kernel command line: %s", why);
-			rc->invalid = rc->unsupported = true;
-			strscpy(rc->why, why, sizeof(rc->why));
+			if (r < 0 && (r = role_refused(rc, why, strict)))
+				return r;
 			continue;
 		}
 		for (i = 0; roles & ROLE_BIT(id) && i < rc->n; i++) {
@@ -135,13 +132,8 @@ static int add_targets(struct engine *e, struct wait_config *cfg, unsigned roles
 			}
 			r = add_target(e, role_get(id), &rc->spec[i], rc->ms, why,
 				       sizeof(why));
-			if (r == 0)
-				continue;
-			if (rc->from_options || strict)
-				return usage_error("%s", why);
-			log_err("kernel command line: %s", why);
-			rc->invalid = rc->unsupported = true;
-			strscpy(rc->why, why, sizeof(rc->why));
+			if (r < 0 && (r = role_refused(rc, why, strict)))
+				return r;
 		}
 	}
 	return 0;
