@@ -52,13 +52,24 @@ static void run_begin(struct run *r, bool kernel_source)
 	(void)kernel_source;
 }
 
+/* engine_new() over the run's fake tree with what @opts adds (the
+ * uevent feed, hooks, the probe); exits the test if it fails. */
+static struct engine *engine_over(struct run *r, struct engine_options opts)
+{
+	opts.sysfs_root = r->fs.root;
+	opts.dev_root = r->dev;
+	if (engine_new(&r->e, &opts) < 0) {
+		fprintf(stderr, "engine_new failed\n");
+		exit(99);
+	}
+	return r->e;
+}
+
 static struct engine *engine_for(struct run *r, bool kernel_source, int rcvbuf,
 				 void (*after_subscribe)(void *),
 				 void (*after_scan)(void *))
 {
 	struct engine_options opts = {
-		.sysfs_root = r->fs.root,
-		.dev_root = r->dev,
 		.uevent_fd = kernel_source ? -1 : r->fs.feed[0],
 		.rcvbuf = rcvbuf,
 		.after_subscribe = after_subscribe,
@@ -70,11 +81,7 @@ static struct engine *engine_for(struct run *r, bool kernel_source, int rcvbuf,
 		close(r->fs.feed[0]);
 		r->fs.feed[0] = -1;
 	}
-	if (engine_new(&r->e, &opts) < 0) {
-		fprintf(stderr, "engine_new failed\n");
-		exit(99);
-	}
-	return r->e;
+	return engine_over(r, opts);
 }
 
 static void add_block_target(struct engine *e, const char *spec_text, uint64_t timeout_ms)
@@ -1605,17 +1612,11 @@ static int stalling_probe(struct device *dev, const char *node,
 static struct engine *engine_stalling(struct run *r)
 {
 	struct engine_options opts = {
-		.sysfs_root = r->fs.root,
-		.dev_root = r->dev,
 		.uevent_fd = r->fs.feed[0],
 		.probe = stalling_probe,
 	};
 
-	if (engine_new(&r->e, &opts) < 0) {
-		fprintf(stderr, "engine_new failed\n");
-		exit(99);
-	}
-	return r->e;
+	return engine_over(r, opts);
 }
 
 static void fresh_medium(struct fakesys *fs)
@@ -1756,17 +1757,11 @@ static void plug_then_settle(struct fakesys *fs)
 static struct engine *engine_give_up(struct run *r, bool give_up)
 {
 	struct engine_options opts = {
-		.sysfs_root = r->fs.root,
-		.dev_root = r->dev,
 		.uevent_fd = r->fs.feed[0],
 		.give_up = give_up,
 	};
 
-	if (engine_new(&r->e, &opts) < 0) {
-		fprintf(stderr, "engine_new failed\n");
-		exit(99);
-	}
-	return r->e;
+	return engine_over(r, opts);
 }
 
 static void test_settle_give_up(void)
