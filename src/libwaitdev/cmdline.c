@@ -310,7 +310,7 @@ int cmdline_parse_list(const struct role *role, const char *key, const char *val
 	return 0;
 }
 
-int cmdline_parse_alternatives(const struct role *role, const char *key, const char *val,
+int cmdline_parse_alternatives(const struct role *role, const char *val,
 			       struct role_config *rc, char *err, unsigned errsize)
 {
 	char buf[SPEC_VALUE_MAX * 4], serr[200];
@@ -344,7 +344,6 @@ int cmdline_parse_alternatives(const struct role *role, const char *key, const c
 			break;
 		tok = bar + 1;
 	}
-	(void)key;
 	return 0;
 }
 
@@ -617,7 +616,7 @@ static int set_role_spec(struct parse_state *st, const struct role *role, const 
 	int r;
 
 	if (alternatives)
-		r = cmdline_parse_alternatives(role, key, val, rc, serr, sizeof(serr));
+		r = cmdline_parse_alternatives(role, val, rc, serr, sizeof(serr));
 	else
 		r = role->parse(val, &rc->spec[0], serr, sizeof(serr));
 	if (r == 0) {

@@ -128,9 +128,9 @@ int cmdline_parse_list(const struct role *role, const char *key, const char *val
 /*
  * Parses @val into @rc: alternatives separated by '|' when @role takes
  * them (rc->alternatives, at most CMDLINE_LIST_MAX), else one spec.
- * -EINVAL with why in @err; @key names it in messages.
+ * -EINVAL with why in @err (the caller names the key or option).
  */
-int cmdline_parse_alternatives(const struct role *role, const char *key, const char *val,
+int cmdline_parse_alternatives(const struct role *role, const char *val,
 			       struct role_config *rc, char *err, unsigned errsize);
 
 /* Sets every role's timeout to @ms (waitdev.timeout=, --timeout). */

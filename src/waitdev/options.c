@@ -259,8 +259,7 @@ int options_add_spec(struct wait_config *cfg, const struct role *role, const cha
 				       err, sizeof(err));
 		if (r < 0)
 			return usage_error("%s", err);
-	} else if (cmdline_parse_alternatives(role, option ? option : role->name, text,
-					      &one, err, sizeof(err)) < 0) {
+	} else if (cmdline_parse_alternatives(role, text, &one, err, sizeof(err)) < 0) {
 		return usage_error("%s%s%s: %s", option ? option : "", option ? " " : "",
 				   text, err);
 	} else {
