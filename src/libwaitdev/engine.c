@@ -296,7 +296,9 @@ static bool engine_disk_waits(struct engine *e, const struct device *disk)
 	size_t i, len = strlen(disk->devpath);
 	int listed, known = 0;
 
-	if (disk->is_partition || !e->sysfs)
+	/* a target that names the disk itself (root=/dev/sda) gains
+	 * nothing by waiting: its probe only says whether it is ready */
+	if (disk->is_partition || !e->sysfs || !targets_probe_may_find(&e->targets, disk))
 		return false;
 	listed = sysfs_count_partitions(e->sysfs, disk);
 	for (i = 0; listed > 0 && i < devtab_count(e->devtab); i++) {
@@ -1021,6 +1023,11 @@ static int engine_loop(struct engine *e)
 		r = engine_arm(e);
 		if (r < 0)
 			return r;
+		/* about to sleep: the next probe's fork now, not after the
+		 * uevent (a failure is prober_start()'s to report) */
+		r = e->prober ? prober_prepare(e->prober) : 0;
+		if (r < 0)
+			log_debug("probe: cannot fork ahead: %s", strerror(-r));
 		n = epoll_wait(e->epoll_fd, evs, ARRAY_SIZE(evs), -1);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -42,4 +42,11 @@ struct probe_request {
  */
 int probe_block(struct device *dev, const char *node, const struct probe_request *req);
 
+/*
+ * Does ahead of a probe what a process's first one pays for and no device
+ * decides (the library's setup, its code paged in, its memory), in a
+ * child waiting for the device to probe. Touches no device.
+ */
+void probe_warm(const struct probe_request *req);
+
 #endif

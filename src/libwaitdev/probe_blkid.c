@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "probe.h"
@@ -40,28 +41,67 @@ static int take_value(blkid_probe pr, const char *name, char **slot)
 /*
  * libblkid reads one small piece at a time, each its own request (it
  * turns read-ahead off on the descriptor): about 45 for a full probe, a
- * millisecond or more each through USB mass storage. Most of them fall
- * into the first and the last few hundred KiB, where the superblocks,
- * RAID and LUKS headers are, so those two regions are asked for first,
- * each in as few large requests as the device takes; libblkid's own reads
- * then find them in the page cache. It still reads (and decides) all it
- * wants: what lies outside costs a request of its own, as before.
+ * millisecond or more each through USB mass storage. So the regions its
+ * probers look at are asked for first, all at once (readahead() only
+ * queues them), and libblkid's own reads then find them in the page
+ * cache. It still reads (and decides) all it wants: a piece outside them
+ * costs a request of its own, as before; these sizes are a speed
+ * question, never a correctness one.
+ *
+ * A whole probe: the first and the last 132 KiB (superblocks, RAID and
+ * LUKS headers). A probe narrowed by rootfstype= reads far less, and
+ * under TCG a stick pays for every KiB about as much as for a request
+ * (bench/README.md: ~0.9 ms a request, ~0.04 ms a KiB), so it gets what
+ * libblkid 2.38 reads for those types and every RAID and crypto type
+ * (strace of the probe): the first 20 KiB (the filesystem's superblock,
+ * md 1.1/1.2, LVM, LUKS and the secondary header of cryptsetup's default
+ * 16 KiB LUKS2 header), VMFS's header at 1 MiB, DDF's anchor 128 KiB from
+ * the end, md 0.90's superblock (the last 64 KiB-aligned 64 KiB but one)
+ * and the last 8 KiB (md 1.0, DRBD): a page each, for the gaps between
+ * them cost more than their requests. A whole disk keeps the last 132
+ * KiB: the other fakeraid probers read there, on partitions they do not
+ * look.
  */
 #define PREFETCH_HEAD (132 * 1024)
 #define PREFETCH_TAIL (132 * 1024)
+#define NARROW_HEAD (20 * 1024)
+#define NARROW_TAIL (8 * 1024)
+#define VMFS_OFFSET (1024 * 1024)
+#define DDF_TAIL (128 * 1024)
+#define MD_RESERVED (64 * 1024)
 
-static void prefetch(int fd)
+/* readahead() of [@off, @off + @len) clipped to the device's @size. */
+static void prefetch_range(int fd, off_t size, off_t off, off_t len)
 {
-	off_t size = lseek(fd, 0, SEEK_END);
+	if (off < 0) {
+		len += off;
+		off = 0;
+	}
+	if (off >= size || len <= 0)
+		return;
+	if (len > size - off)
+		len = size - off;
+	readahead(fd, off, (size_t)len);
+}
 
+static void prefetch(int fd, off_t size, bool narrow, bool wholedisk)
+{
 	if (size <= 0)
 		return; /* a regular file in tests has a size; no matter */
-	if (size <= PREFETCH_HEAD + PREFETCH_TAIL) {
-		readahead(fd, 0, (size_t)size);
+	if (!narrow) {
+		prefetch_range(fd, size, 0, PREFETCH_HEAD);
+		prefetch_range(fd, size, size - PREFETCH_TAIL, PREFETCH_TAIL);
 		return;
 	}
-	readahead(fd, 0, PREFETCH_HEAD);
-	readahead(fd, size - PREFETCH_TAIL, PREFETCH_TAIL);
+	prefetch_range(fd, size, 0, NARROW_HEAD);
+	prefetch_range(fd, size, VMFS_OFFSET, 4096);
+	if (wholedisk) {
+		prefetch_range(fd, size, size - PREFETCH_TAIL, PREFETCH_TAIL);
+		return;
+	}
+	prefetch_range(fd, size, size - DDF_TAIL, 4096);
+	prefetch_range(fd, size, (size & ~(off_t)(MD_RESERVED - 1)) - MD_RESERVED, 4096);
+	prefetch_range(fd, size, size - NARROW_TAIL, NARROW_TAIL);
 }
 
 /*
@@ -154,26 +194,28 @@ static bool probe_types(struct type_list *l, char *buf)
 }
 
 /*
- * LUKS, for a probe narrowed by rootfstype=, on the first PREFETCH_HEAD
- * bytes only. Where there is no LUKS header at 0, libblkid's LUKS prober
+ * LUKS, on the prefetched head (@head bytes) only, apart from the rest of
+ * the probe. Where there is no LUKS header at 0, libblkid's LUKS prober
  * looks for a LUKS2 secondary header at every offset a primary's size
- * allows, 16 KiB to 4 MiB: five reads beyond the prefetched head, each a
- * request of its own, more than the rest of an ext4 probe together. Here
- * it finds a container by its primary header, and a secondary one of the
- * default 16 KiB header (cryptsetup's) and any up to 128 KiB, all from the
- * page cache; what it no longer finds is a LUKS2 container with a larger
- * header whose primary one is gone, which holds no filesystem the kernel
- * could mount by rootfstype= either. 1: a container (its values in
- * @luks, to free), 0: none, -errno.
+ * allows, 16 KiB to 4 MiB: up to eight reads beyond the prefetched head,
+ * each a request of its own, more than the rest of an ext4 probe
+ * together. Here it finds a container by its primary header, and a
+ * secondary one of the default 16 KiB header (cryptsetup's), and of any
+ * up to 128 KiB in a whole probe, all from the page cache. What it no
+ * longer finds is a LUKS2 container with a larger header whose primary
+ * one is gone: one cryptsetup cannot open without a
+ * header backup either. It holds no filesystem (its data is encrypted),
+ * so it is still refused as a root, as "no filesystem" instead of
+ * crypto_LUKS. 1: a container (its values in @luks, to free), 0: none,
+ * -errno.
  */
 struct luks_values {
 	char *type, *uuid, *label;
 };
 
-static int probe_luks_head(int fd, struct luks_values *luks)
+static int probe_luks_head(int fd, off_t size, off_t head, struct luks_values *luks)
 {
 	static const char *const only_luks[] = { "crypto_LUKS", NULL };
-	off_t size = lseek(fd, 0, SEEK_END);
 	blkid_probe pr;
 	int r;
 
@@ -182,8 +224,7 @@ static int probe_luks_head(int fd, struct luks_values *luks)
 	pr = blkid_new_probe();
 	if (!pr)
 		return -ENOMEM;
-	r = blkid_probe_set_device(pr, fd, 0,
-				   size < PREFETCH_HEAD ? size : PREFETCH_HEAD);
+	r = blkid_probe_set_device(pr, fd, 0, size < head ? size : head);
 	if (r == 0) {
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_set_superblocks_flags(
@@ -208,17 +249,25 @@ static int probe_luks_head(int fd, struct luks_values *luks)
 }
 
 /*
- * The LUKS look of a narrowed probe, after the rest. A container wins over
- * what else was found, as in libblkid's whole probe, which stops at the
- * first RAID member or crypto container (LUKS comes before every
- * filesystem there): a LUKS header beside an ext4 superblock is
- * crypto_LUKS, not ambivalent.
+ * The LUKS look, after the rest of the probe (which left crypto_LUKS
+ * out). A container wins over a filesystem, as in libblkid's whole probe,
+ * which stops at the first RAID member or crypto container (LUKS comes
+ * before every filesystem there): a LUKS header beside an ext4 superblock
+ * is crypto_LUKS, not ambivalent. A RAID member stays one: the RAID
+ * probers come before LUKS there, and the container an md 1.0 member
+ * shows at its start is the array's, not the member's. @usage: what the
+ * rest found ("raid", "filesystem", ...; NULL: nothing); @head: the
+ * bytes prefetched at the start of the device (@size).
  */
-static int luks_after_narrow_probe(int fd, struct device *dev)
+static int luks_after_probe(int fd, off_t size, off_t head, struct device *dev,
+			    const char *usage)
 {
 	struct luks_values luks = { NULL, NULL, NULL };
-	int r = probe_luks_head(fd, &luks);
+	int r;
 
+	if (usage && streq(usage, "raid"))
+		return 0;
+	r = probe_luks_head(fd, size, head, &luks);
 	if (r <= 0)
 		return r;
 	free(dev->fs_type);
@@ -231,43 +280,47 @@ static int luks_after_narrow_probe(int fd, struct device *dev)
 	return 0;
 }
 
-int probe_block(struct device *dev, const char *node, const struct probe_request *req)
+static int probe_fd(struct device *dev, int fd, const struct probe_request *req)
 {
+	static const char *const not_luks[] = { "crypto_LUKS", NULL };
 	const char *fstypes = req ? req->fstypes : NULL;
+	char *usage = NULL;
 	char buf[256];
 	struct type_list types;
 	bool only = false;
+	off_t size = 0;
 	blkid_probe pr;
-	int fd, r;
+	int r;
 
-	/* O_NONBLOCK: a CD drive must not spin up the tray on open */
-	fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	prefetch(fd);
 	pr = blkid_new_probe();
-	if (!pr) {
-		close(fd);
+	if (!pr)
 		return -ENOMEM;
-	}
 	r = blkid_probe_set_device(pr, fd, 0, 0);
 	if (r == 0) {
+		size = blkid_probe_get_size(pr);
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_set_superblocks_flags(
-			pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+			pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL |
+				    BLKID_SUBLKS_USAGE);
 		if (fstypes && strscpy(buf, fstypes, sizeof(buf)))
 			only = probe_types(&types, buf);
+		/* LUKS is looked for apart, on the head only (above) */
 		if (only)
 			r = blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN,
 								(char **)types.name);
+		else
+			r = blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_NOTIN,
+								(char **)not_luks);
 		/* on a partition, its entry means the disk's table read
 		 * too: a request or more, through USB each a millisecond */
 		if (req && req->part_entry) {
 			blkid_probe_enable_partitions(pr, 1);
 			blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 		}
-		if (r == 0)
+		if (r == 0) {
+			prefetch(fd, size, only, blkid_probe_is_wholedisk(pr) == 1);
 			r = blkid_do_safeprobe(pr);
+		}
 	}
 	/* -2: ambivalent (two signatures, safeprobe picks none); -1: I/O */
 	dev->fs_ambivalent = r == -2;
@@ -282,10 +335,47 @@ int probe_block(struct device *dev, const char *node, const struct probe_request
 			r = take_value(pr, "LABEL", &dev->fs_label);
 		if (r == 0)
 			r = take_value(pr, "PART_ENTRY_UUID", &dev->part_uuid);
+		if (r == 0)
+			r = take_value(pr, "USAGE", &usage);
 	}
-	if (r == 0 && only)
-		r = luks_after_narrow_probe(fd, dev);
+	if (r == 0)
+		r = luks_after_probe(fd, size, only ? NARROW_HEAD : PREFETCH_HEAD, dev,
+				     usage);
+	free(usage);
 	blkid_free_probe(pr);
+	return r;
+}
+
+int probe_block(struct device *dev, const char *node, const struct probe_request *req)
+{
+	int fd, r;
+
+	/* O_NONBLOCK: a CD drive must not spin up the tray on open */
+	fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	r = probe_fd(dev, fd, req);
 	close(fd);
 	return r;
+}
+
+/*
+ * The whole probe, of an empty in-memory file the size of a small disk:
+ * every prober's code is then paged in (a fork()ed child shares none of
+ * its parent's page tables for it) and the allocator has its memory,
+ * which a child's first probe pays for otherwise, about as much as the
+ * probe itself. It reads holes: no memory, no device.
+ */
+void probe_warm(const struct probe_request *req)
+{
+	struct device dev;
+	int fd = memfd_create("waitdev-warm", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	memset(&dev, 0, sizeof(dev));
+	if (ftruncate(fd, 1 << 20) == 0)
+		probe_fd(&dev, fd, req);
+	device_clear(&dev);
+	close(fd);
 }

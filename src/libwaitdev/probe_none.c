@@ -21,3 +21,8 @@ int probe_block(struct device *dev, const char *node, const struct probe_request
 	(void)req;
 	return -EOPNOTSUPP;
 }
+
+void probe_warm(const struct probe_request *req)
+{
+	(void)req;
+}

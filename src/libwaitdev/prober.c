@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Probes in child processes (see prober.h): one pipe and one epoll entry
- * per child, so that a child that dies without a result is seen (EOF).
+ * Probes in child processes (see prober.h): one result pipe and one epoll
+ * entry per child, so that a child that dies without a result is seen
+ * (EOF), and one socket pair that tells it what to probe. A child is forked
+ * ahead of its job (prober_prepare(), while the loop has nothing to do):
+ * the fork and the child's setup are then not between the uevent and the
+ * probe.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,11 +37,23 @@ struct prober {
 	bool part_entry; /* the probe_request the children get */
 	int epoll_fd;
 	uint32_t next_id;
-	struct child *children;
+	struct child *children; /* given a job: probing, or to reap */
 	size_t n, cap;
+	struct child spare; /* forked, waiting for its job; pid 0: none */
+	int spare_job;	    /* our end of its job socket pair */
+};
+
+/* What the parent tells a waiting child: one message on a socket pair of
+ * their own (below its buffer's size, so sending never blocks). */
+struct probe_job {
+	char node[PATH_MAX];
+	char stat[PATH_MAX]; /* "": no read figures */
 };
 
 _Static_assert(sizeof(struct probe_msg) <= 4096, "one atomic pipe write");
+_Static_assert(sizeof(struct probe_job) <= 16384, "below a socket's buffer");
+
+static void spare_drop(struct prober *p);
 
 int prober_new(struct prober **out, probe_fn fn, const struct probe_request *req)
 {
@@ -52,6 +70,7 @@ int prober_new(struct prober **out, probe_fn fn, const struct probe_request *req
 			return -ENOMEM;
 		}
 	}
+	p->spare_job = -1;
 	p->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (p->epoll_fd < 0) {
 		int r = -errno;
@@ -97,6 +116,7 @@ void prober_free(struct prober *p)
 			c->fd = -1;
 		}
 	}
+	spare_drop(p);
 	prober_reap(p);
 	free(p->children);
 	free(p->fstypes);
@@ -136,37 +156,27 @@ static bool read_blkstat(const char *path, struct sysfs_blkstat *st)
 /* In the child: only the probe itself, then _exit(): no atexit handlers,
  * no flush of stdio buffers the parent still owns. */
 static void __attribute__((noreturn))
-child_run(probe_fn fn, const char *node, const struct probe_request *req,
-	  const char *stat, uint32_t id, int wfd, pid_t parent)
+child_probe(probe_fn fn, const struct probe_job *job, const struct probe_request *req,
+	    uint32_t id, int wfd)
 {
 	static struct probe_msg msg;
+	const char *stat = job->stat[0] ? job->stat : NULL;
 	struct sysfs_blkstat before, after;
 	bool has_before;
 	struct device dev;
 	uint64_t t0;
-	sigset_t none;
-	int r;
-
-	/* the parent's sockets, epoll and timer are not ours to hold;
-	 * first, so that no way out of here leaves them open (valgrind
-	 * counts them against us) */
-	close_fds_except(&wfd, 1);
-	/* gone with the parent, as far as a task in a read can go; a
-	 * parent that died before the prctl() does not kill us: look */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent) {
-		close(wfd);
-		_exit(1);
-	}
-	/* the engine blocks SIGINT/SIGTERM for its signalfd: not here */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	int hold, r;
 
 	memset(&dev, 0, sizeof(dev));
 	msg.id = id;
+	/* held open to the end: the last close of a block device syncs it
+	 * and drops its page cache (blkdev_put()), a tenth of a millisecond
+	 * that comes after the result then (a failure here is the probe's
+	 * own open's to report) */
+	hold = open(job->node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	has_before = read_blkstat(stat, &before);
 	t0 = now_ns();
-	msg.err = fn(&dev, node, req);
+	msg.err = fn(&dev, job->node, req);
 	msg.cost.us = (now_ns() - t0) / 1000;
 	msg.cost.measured = true;
 	/* a counter that went back: another device (the disk was removed
@@ -188,58 +198,182 @@ child_run(probe_fn fn, const char *node, const struct probe_request *req,
 	device_clear(&dev);
 	r = write(wfd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : 1;
 	close(wfd);
+	if (hold >= 0)
+		close(hold);
 	_exit(r);
 }
 
-int prober_start(struct prober *p, const char *node, const char *stat, uint32_t *id)
+/* The whole job, or false: the parent closed its end (it needs no probe
+ * any more) or is gone. */
+static bool child_read_job(int fd, struct probe_job *job)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, job, sizeof(*job), 0);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*job);
+}
+
+/* In the child, from the fork on: set up, wait for the job, probe. */
+static void __attribute__((noreturn))
+child_run(probe_fn fn, const struct probe_request *req, uint32_t id, int job_fd, int wfd,
+	  pid_t parent, bool warm)
+{
+	static struct probe_job job;
+	int keep[2] = { job_fd, wfd };
+	sigset_t none;
+
+	/* the parent's sockets, epoll and timer are not ours to hold;
+	 * first, so that no way out of here leaves them open (valgrind
+	 * counts them against us) */
+	close_fds_except(keep, 2);
+	/* gone with the parent, as far as a task in a read can go; a
+	 * parent that died before the prctl() does not kill us: look */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent) {
+		close(job_fd);
+		close(wfd);
+		_exit(1);
+	}
+	/* forked ahead, it has the time (forked for a job, the warming
+	 * would only come first); tests' probes are their own */
+	if (warm && fn == probe_block)
+		probe_warm(req);
+	if (!child_read_job(job_fd, &job)) {
+		close(job_fd);
+		close(wfd);
+		_exit(1);
+	}
+	close(job_fd);
+	/* the engine blocks SIGINT/SIGTERM for its signalfd: not here,
+	 * once there is a job (a waiting child dies with the parent) */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	job.node[sizeof(job.node) - 1] = '\0';
+	job.stat[sizeof(job.stat) - 1] = '\0';
+	child_probe(fn, &job, req, id, wfd);
+}
+
+/* Room for one more child in the list (the spare's, once it has a job). */
+static int prober_grow(struct prober *p)
+{
+	struct child *cs;
+	size_t cap;
+
+	if (p->n < p->cap)
+		return 0;
+	cap = p->cap ? p->cap * 2 : 16;
+	cs = realloc(p->children, cap * sizeof(*p->children));
+	if (!cs)
+		return -ENOMEM;
+	p->children = cs;
+	p->cap = cap;
+	return 0;
+}
+
+/* The spare, killed (it has no job) and left to prober_reap(). */
+static void spare_drop(struct prober *p)
+{
+	struct child *c = &p->children[p->n];
+
+	if (!p->spare.pid)
+		return;
+	kill(p->spare.pid, SIGKILL);
+	close(p->spare_job);
+	epoll_ctl(p->epoll_fd, EPOLL_CTL_DEL, p->spare.fd, NULL);
+	close(p->spare.fd);
+	p->spare_job = -1;
+	/* prober_prepare() made the room */
+	*c = p->spare;
+	c->fd = -1;
+	p->n++;
+	p->spare.pid = 0;
+}
+
+/* Forks the spare (there is none); @ahead: before its job is known. */
+static int spare_fork(struct prober *p, bool ahead)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	pid_t pid, parent = getpid();
-	struct child *c;
-	int fds[2], r;
+	int job[2], res[2], r;
+	pid_t pid, parent;
 
 	prober_reap(p);
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct child *cs = realloc(p->children, cap * sizeof(*p->children));
-
-		if (!cs)
-			return -ENOMEM;
-		p->children = cs;
-		p->cap = cap;
-	}
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	r = prober_grow(p);
+	if (r < 0)
+		return r;
+	/* a job is one message, never a part of one; sent with
+	 * MSG_NOSIGNAL: a child killed before its job is EPIPE */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, job) < 0)
 		return -errno;
+	if (pipe2(res, O_CLOEXEC) < 0) {
+		r = -errno;
+		close(job[0]);
+		close(job[1]);
+		return r;
+	}
 	if (++p->next_id == 0)
 		p->next_id = 1;
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		struct probe_request req = { p->fstypes, p->part_entry };
 
-		child_run(p->fn, node, &req, stat, p->next_id, fds[1], parent);
+		child_run(p->fn, &req, p->next_id, job[0], res[1], parent, ahead);
 	}
 	r = -errno;
-	close(fds[1]);
+	close(job[0]);
+	close(res[1]);
 	if (pid < 0) {
-		close(fds[0]);
+		close(job[1]);
+		close(res[0]);
 		return r;
 	}
-	c = &p->children[p->n++];
-	c->pid = pid;
-	c->id = p->next_id;
-	c->fd = fds[0];
-	c->reaped = false;
-	ev.data.u32 = c->id;
-	if (fcntl(c->fd, F_SETFL, O_NONBLOCK) < 0 ||
-	    epoll_ctl(p->epoll_fd, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+	p->spare = (struct child){ .pid = pid, .id = p->next_id, .fd = res[0] };
+	p->spare_job = job[1];
+	ev.data.u32 = p->spare.id;
+	if (fcntl(res[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    epoll_ctl(p->epoll_fd, EPOLL_CTL_ADD, res[0], &ev) < 0) {
 		r = -errno;
-		kill(pid, SIGKILL);
-		close(c->fd);
-		c->fd = -1;
+		spare_drop(p);
 		prober_reap(p);
 		return r;
 	}
-	*id = c->id;
+	return 0;
+}
+
+int prober_prepare(struct prober *p)
+{
+	/* one is there; or a probe runs, which a fork (and the new child's
+	 * warming) would take a CPU from: after it, the loop asks again */
+	if (p->spare.pid || prober_running(p))
+		return 0;
+	return spare_fork(p, true);
+}
+
+int prober_start(struct prober *p, const char *node, const char *stat, uint32_t *id)
+{
+	static struct probe_job job;
+	int r;
+
+	if (!strscpy(job.node, node, sizeof(job.node)) ||
+	    !strscpy(job.stat, stat ? stat : "", sizeof(job.stat)))
+		return -ENAMETOOLONG;
+	r = p->spare.pid ? 0 : spare_fork(p, false);
+	if (r < 0)
+		return r;
+	if (send(p->spare_job, &job, sizeof(job), MSG_NOSIGNAL) != (ssize_t)sizeof(job)) {
+		/* a spare that died meanwhile (killed from outside) */
+		r = -errno;
+		spare_drop(p);
+		prober_reap(p);
+		return r;
+	}
+	close(p->spare_job);
+	p->spare_job = -1;
+	p->children[p->n++] = p->spare;
+	p->spare.pid = 0;
+	*id = p->children[p->n - 1].id;
 	return 0;
 }
 
@@ -266,6 +400,12 @@ int prober_read(struct prober *p, struct probe_msg *msg)
 			return errno == EINTR ? 0 : -errno;
 		if (r == 0)
 			return 0;
+		if (p->spare.pid && ev.data.u32 == p->spare.id) {
+			/* killed before its job (it writes nothing else):
+			 * prober_prepare() forks the next */
+			spare_drop(p);
+			continue;
+		}
 		c = prober_child(p, ev.data.u32);
 		if (c)
 			break;

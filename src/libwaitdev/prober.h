@@ -11,11 +11,16 @@
  * SIGTERM hold whatever a device does.
  *
  * The contract:
- * - prober_start() forks a child that runs the probe on one device node
- *   (timing it, and reading the device's sysfs "stat" before and after
- *   it: the read requests and sectors completed meanwhile) and writes one fixed-size result (struct probe_msg, below PIPE_BUF:
- *   one atomic write) to a pipe of its own, then exits. The parent never
- *   blocks on it.
+ * - prober_start() gives one device node to a child, which runs the probe
+ *   on it (timing it, and reading the device's sysfs "stat" before and
+ *   after it: the read requests and sectors completed meanwhile), writes
+ *   one fixed-size result (struct probe_msg, below PIPE_BUF: one atomic
+ *   write) to a pipe of its own, and exits. One child, one probe: a child
+ *   stuck in a read holds no other device. The parent never blocks on it.
+ * - prober_prepare() forks the next probe's child ahead of time, to wait
+ *   for its job (the caller calls it when it has nothing else to do: the
+ *   fork is then not between an event and its probe; prober_start()
+ *   forks one itself when there is none).
  * - prober_fd() is readable when a result can be read (an epoll fd over
  *   the pipes); prober_read() takes one without blocking. A child that
  *   dies without writing one (a crash on a hostile superblock) gives a
@@ -24,8 +29,9 @@
  * - Ids tell the results apart; which device a probe was for, and whether
  *   a newer event made its result stale, is the caller's to keep (one
  *   probe in flight per device).
- * - prober_free() SIGKILLs the children still running and reaps the ones
- *   that have exited, without waiting for any: a child in D state cannot
+ * - prober_free() SIGKILLs the children still running (and the one
+ *   waiting for a job) and reaps the ones that have exited, without
+ *   waiting for any: a child in D state cannot
  *   be reaped, it is left behind (init reaps it when its read ends).
  */
 #ifndef WAITDEV_PROBER_H
@@ -65,8 +71,12 @@ int prober_fd(const struct prober *p);
 /* Probes that have not given their result yet. */
 unsigned int prober_running(const struct prober *p);
 
+/* Forks the child the next prober_start() takes, unless there is one or
+ * a probe is running (then 0: call again once it is over). */
+int prober_prepare(struct prober *p);
 /*
- * Forks a child probing @node; sets *@id (never 0). @stat: the device's
+ * Has a child probe @node (the prepared one, else one forked now); sets
+ * *@id (never 0). -ENAMETOOLONG: @node or @stat longer than PATH_MAX. @stat: the device's
  * sysfs "stat" file, read before and after the probe (NULL, or a file
  * that cannot be read or parsed: the result has no read figures).
  */

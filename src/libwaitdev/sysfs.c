@@ -200,6 +200,11 @@ int sysfs_attr_exists(struct sysfs *s, const struct device *dev, const char *att
 
 int sysfs_count_partitions(struct sysfs *s, const struct device *dev)
 {
+	/* the kernel names a partition after its disk, "%s%d" or, after a
+	 * digit, "%sp%d" (add_partition()): the other entries (queue,
+	 * holders, power, ...) need no look */
+	const char *disk = strrchr(dev->devpath, '/');
+	size_t len = disk ? strlen(++disk) : 0;
 	struct dirent *de;
 	DIR *dir;
 	int n = 0, r;
@@ -211,7 +216,8 @@ int sysfs_count_partitions(struct sysfs *s, const struct device *dev)
 		char attr[sizeof(de->d_name) + 16];
 
 		if (de->d_name[0] == '.' ||
-		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    strncmp(de->d_name, disk ? disk : "", len) != 0)
 			continue;
 		snprintf(attr, sizeof(attr), "%s/partition", de->d_name);
 		n += faccessat(dirfd(dir), attr, F_OK, 0) == 0;

@@ -63,9 +63,10 @@ int sysfs_attr_exists(struct sysfs *sysfs, const struct device *dev, const char 
 
 /*
  * How many partitions the kernel has made of the whole disk @dev: its
- * subdirectories with a "partition" attribute. A disk's partitions are
- * there when its "add" uevent goes out (device_add_disk() announces
- * them after it). A count, or -errno (-ENOENT: the disk is gone).
+ * subdirectories named after it (sda1, nvme0n1p1) with a "partition"
+ * attribute. A disk's partitions are there when its "add" uevent goes
+ * out (device_add_disk() announces them after it). A count, or -errno
+ * (-ENOENT: the disk is gone).
  */
 int sysfs_count_partitions(struct sysfs *sysfs, const struct device *dev);
 

@@ -324,6 +324,21 @@ bool targets_want_probe(const struct targets *ts, const struct device *dev)
 	return false;
 }
 
+bool targets_probe_may_find(const struct targets *ts, const struct device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ts->n; i++) {
+		const struct target *t = &ts->t[i];
+
+		if (t->state == TARGET_WAITING && spec_kind(&t->spec) == DEV_BLOCK &&
+		    spec_need(&t->spec) == SPEC_NEED_PROBE &&
+		    probe_may_match(&t->spec, dev))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Whether @t is decided: expired, or found on a device that is not being
  * read again. A read after a change or a rescan may take it back (its

@@ -109,6 +109,9 @@ void targets_forget(struct targets *ts, const struct devtab *tab,
 
 /* Whether reading @dev's superblock can decide a target. */
 bool targets_want_probe(const struct targets *ts, const struct device *dev);
+/* Whether a waiting target may be @dev by what a probe finds on it
+ * (UUID=, LABEL=, ...), not only by its name or number. */
+bool targets_probe_may_find(const struct targets *ts, const struct device *dev);
 
 /*
  * Whether every target is decided at @now: expired, or found on a device

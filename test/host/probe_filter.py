@@ -19,8 +19,10 @@ probe refuses is still refused. On loop106, attached before each start
     linux_raid_member; a LUKS2 container is crypto_LUKS with
     rootfstype=ext4 too (its UUID= matches, as without): the RAID and
     crypto probers stay in the filtered probe (LUKS's on the first 128
-    KiB only), and a LUKS2 header with an ext4 superblock grafted in is
-    crypto_LUKS with and without rootfstype=ext4, as blkid -p says;
+    KiB only, with and without rootfstype=), a LUKS2 header with an ext4
+    superblock grafted in is crypto_LUKS with and without
+    rootfstype=ext4, as blkid -p says, and an md 1.0 member whose array
+    holds a LUKS2 container is linux_raid_member, not the container;
   * two signatures (vfat, and an ext4 superblock copied into its
     reserved sectors): with rootfstype=ext4,vfat still ambivalent (never
     a root); with rootfstype=ext4 alone it is the ext4 volume the kernel
@@ -153,7 +155,22 @@ def body(h):
         look(h, img, "root=LABEL=wdt-none rootfstype=ext4", 1,
              "crypto_LUKS")
         look(h, img, "root=UUID=%s rootfstype=ext4" % vals["UUID"], 0)
-    # with rootfstype= the LUKS prober runs on the first 128 KiB only (no
+    # LUKS on an md 1.0 RAID1 (the array's data starts at the member's
+    # sector 0): the member shows the container's header, but it is the
+    # array that holds it. libblkid's whole probe stops at the RAID
+    # signature; the LUKS look apart from the rest must not win over it
+    # (before the fix it did, and the member was taken for the container)
+    md_luks = h.image("md-luks", None, size=16 << 20)
+    with open(img, "rb") as src, open(md_luks, "r+b") as dst:
+        dst.write(src.read(4 << 20))
+    host.md_member(md_luks, "1.0")
+    expect_blkid(md_luks, TYPE="linux_raid_member")
+    with h.case("md 1.0 member holding a LUKS2 container: a RAID member, "
+                "the container's UUID= never matches it"):
+        for cmdline in ("root=UUID=%s" % vals["UUID"],
+                        "root=UUID=%s rootfstype=ext4" % vals["UUID"]):
+            look(h, md_luks, cmdline, 1, "linux_raid_member")
+    # the LUKS prober runs on the first 128 KiB only (no
     # reads for the secondary headers at 256 KiB .. 4 MiB), apart from the
     # others: a container beside a filesystem must still be the container,
     # as libblkid's whole probe says (it stops at the first RAID or crypto
