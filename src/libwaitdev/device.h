@@ -60,10 +60,11 @@ struct device {
 	/* the probe in flight (prober.h), 0 for none; stale: an event came
 	 * after it started, its result is for what was there before */
 	uint32_t probe_id;
+	uint64_t probe_since_ms; /* when that probe started */
 	bool probe_stale;
 	bool probe_rescan; /* it was started by a rescan after an overflow */
-	/* a whole disk with partitions: its probe waits for theirs (the
-	 * likelier match is read first; engine.c) */
+	/* its probe waits: a whole disk's for its partitions' (the likelier
+	 * match is read first), or for another on the same disk (engine.c) */
 	bool probe_deferred;
 	struct probe_cost probe_cost; /* of the probe whose result we hold */
 	char *fs_type;		      /* "ext4", "vfat", "crypto_LUKS", ... */

@@ -293,6 +293,7 @@ int devtab_apply(struct devtab *tab, struct device *dev, const struct dev_update
 		return apply_link(dev, u->link);
 	case DEV_UPDATE_PROBE_START:
 		dev->probe_id = u->probe_id;
+		dev->probe_since_ms = u->now_ms;
 		dev->probe_stale = false;
 		dev->probe_deferred = false;
 		dev->probe_rescan = u->rescan;

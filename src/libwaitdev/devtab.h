@@ -50,6 +50,7 @@ struct dev_update {
 	unsigned int generation; /* UEVENT: the scan it belongs to */
 	uint32_t probe_id;	 /* PROBE_START */
 	bool rescan;		 /* PROBE_START: by a rescan after an overflow */
+	uint64_t now_ms;	 /* PROBE_START: when (CLOCK_MONOTONIC) */
 };
 
 /*

@@ -308,15 +308,72 @@ static bool engine_disk_waits(struct engine *e, const struct device *disk)
 		    strncmp(d->devpath, disk->devpath, len) != 0 ||
 		    d->devpath[len] != '/')
 			continue;
-		if (d->probe_id)
+		if (d->probe_id || d->probe_deferred)
 			return true;
 		known++;
 	}
 	return known < listed;
 }
 
+/*
+ * One probe at a time per disk (a disk and its partitions): a stick
+ * serves one request after another, so two probes side by side each end
+ * about when both would have, one after the other; and under a single
+ * CPU their children share it too. The one first announced goes first
+ * (sda1 before sda2). A probe holds the next back for
+ * ENGINE_MEDIUM_HOLD_MS at most: one that takes longer may be stuck on
+ * a read, and what else is on the disk is not to wait for it.
+ */
+#define ENGINE_MEDIUM_HOLD_MS 500
+
+/* The length of the devpath of the disk @dev is on (a partition's
+ * parent). */
+static size_t medium_len(const struct device *dev)
+{
+	const char *slash = strrchr(dev->devpath, '/');
+
+	return dev->is_partition && slash ? (size_t)(slash - dev->devpath)
+					  : strlen(dev->devpath);
+}
+
+/* Another probe on @dev's disk that holds @dev's back at @now, or NULL. */
+static const struct device *engine_medium_holder(const struct engine *e,
+						 const struct device *dev, uint64_t now)
+{
+	size_t i, len = medium_len(dev);
+
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		const struct device *d = devtab_at(e->devtab, i);
+
+		if (d != dev && d->kind == DEV_BLOCK && d->probe_id &&
+		    now < d->probe_since_ms + ENGINE_MEDIUM_HOLD_MS &&
+		    medium_len(d) == len && strncmp(d->devpath, dev->devpath, len) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+/* When the first probe holding another back stops holding it (0: none). */
+static uint64_t engine_next_release(const struct engine *e, uint64_t now)
+{
+	uint64_t next = 0;
+	size_t i;
+
+	for (i = 0; i < devtab_count(e->devtab); i++) {
+		const struct device *d = devtab_at(e->devtab, i), *h;
+
+		if (d->kind != DEV_BLOCK || !d->probe_deferred)
+			continue;
+		h = engine_medium_holder(e, d, now);
+		if (h && (!next || h->probe_since_ms + ENGINE_MEDIUM_HOLD_MS < next))
+			next = h->probe_since_ms + ENGINE_MEDIUM_HOLD_MS;
+	}
+	return next;
+}
+
 static int engine_probe_start(struct engine *e, struct device *dev)
 {
+	const struct device *holder;
 	struct dev_update u = { .kind = DEV_UPDATE_PROBE_FORGET };
 	char node[512], stat[SYSFS_STAT_PATH_MAX];
 	uint32_t id;
@@ -334,6 +391,13 @@ static int engine_probe_start(struct engine *e, struct device *dev)
 	if (engine_disk_waits(e, dev)) {
 		/* engine_probe_deferred() starts it */
 		log_debug("%s: probe deferred: its partitions first", dev->name);
+		u.kind = DEV_UPDATE_PROBE_DEFER;
+		return devtab_apply(e->devtab, dev, &u);
+	}
+	holder = engine_medium_holder(e, dev, now_ms());
+	if (holder) {
+		log_debug("%s: probe deferred: %s is being read", dev->name,
+			  holder->name);
 		u.kind = DEV_UPDATE_PROBE_DEFER;
 		return devtab_apply(e->devtab, dev, &u);
 	}
@@ -362,6 +426,7 @@ static int engine_probe_start(struct engine *e, struct device *dev)
 	/* records the medium it reads too (engine_same_medium() compares) */
 	u.kind = DEV_UPDATE_PROBE_START;
 	u.probe_id = id;
+	u.now_ms = now_ms();
 	u.rescan = e->rescanning;
 	devtab_apply(e->devtab, dev, &u);
 	/* what was found stays only for the target found on it */
@@ -632,8 +697,12 @@ static bool engine_probing_any(const struct engine *e)
 
 static int engine_arm(struct engine *e)
 {
-	e->next_deadline =
-		targets_next_deadline(&e->targets, now_ms(), engine_probing_any(e));
+	uint64_t now = now_ms(), release = engine_next_release(e, now);
+
+	e->next_deadline = targets_next_deadline(&e->targets, now, engine_probing_any(e));
+	/* a probe held back past its holder's time starts then */
+	if (release && release < e->next_deadline)
+		e->next_deadline = release;
 	return deadline_arm(e->timer_fd, e->next_deadline);
 }
 
@@ -1000,7 +1069,7 @@ static int engine_dispatch(struct engine *e, uint32_t tag)
 	case TAG_TIMER:
 		deadline_ack(e->timer_fd);
 		engine_expire(e);
-		return 0;
+		return e->want_probe ? engine_probe_deferred(e) : 0;
 	case TAG_SIGNAL:
 		return engine_on_signal(e);
 	case TAG_PROBE:

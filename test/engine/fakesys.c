@@ -257,6 +257,22 @@ void fakesys_send_raw(struct fakesys *fs, const void *buf, size_t len)
 	send_creds(fs, buf, len, 0);
 }
 
+void fakesys_send_partition(struct fakesys *fs, const char *disk, const char *name,
+			    unsigned major, unsigned minor)
+{
+	char buf[1024];
+	int n;
+
+	n = snprintf(buf, sizeof(buf),
+		     "add@/devices/virtual/block/%s/%s%c"
+		     "ACTION=add%cDEVPATH=/devices/virtual/block/%s/%s%c"
+		     "SUBSYSTEM=block%cMAJOR=%u%cMINOR=%u%cDEVNAME=%s%c"
+		     "DEVTYPE=partition%cPARTN=1%cSEQNUM=%u%c",
+		     disk, name, 0, 0, disk, name, 0, 0, major, 0, minor, 0, name, 0, 0,
+		     0, ++fs->seqnum, 0);
+	send_creds(fs, buf, (size_t)n, 0);
+}
+
 void fakesys_send_block(struct fakesys *fs, const char *action, const char *name,
 			unsigned major, unsigned minor, uid_t uid)
 {

@@ -50,6 +50,9 @@ void fakesys_unlist(struct fakesys *fs, const char *subsystem, const char *name)
 
 /* Sends the kernel-format uevent for block device NAME. @uid is the
  * credential attached (0 = the kernel). Returns bytes sent. */
+/* An "add" of the partition @name of @disk (fakesys_add_partition()). */
+void fakesys_send_partition(struct fakesys *fs, const char *disk, const char *name,
+			    unsigned major, unsigned minor);
 void fakesys_send_block(struct fakesys *fs, const char *action, const char *name,
 			unsigned major, unsigned minor, uid_t uid);
 /* Sends @len raw bytes as one datagram with root credentials. */

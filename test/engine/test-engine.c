@@ -1590,21 +1590,22 @@ static void test_probe(void)
 	run_end(&r);
 }
 
-/* The probe the children run in the stall tests: sds never answers (a
- * read that sleeps; SIGKILL ends this one, not one in D state), sdt
- * answers 300 ms after reading, the others as usual. */
+/* The probe the children run in the stall tests: sds and sdw1 never
+ * answer (a read that sleeps; SIGKILL ends this one, not one in D
+ * state), sdt and sdv1 answer 300 ms after reading, the others as
+ * usual. */
 static int stalling_probe(struct device *dev, const char *node,
 			  const struct probe_request *req)
 {
 	const char *name = strrchr(node, '/') + 1;
 	int r;
 
-	if (strcmp(name, "sds") == 0) {
+	if (strcmp(name, "sds") == 0 || strcmp(name, "sdw1") == 0) {
 		sleep(15);
 		return -EIO;
 	}
 	r = probe_block(dev, node, req);
-	if (strcmp(name, "sdt") == 0)
+	if (strcmp(name, "sdt") == 0 || strcmp(name, "sdv1") == 0)
 		usleep(300 * 1000);
 	return r;
 }
@@ -1762,6 +1763,71 @@ static struct engine *engine_give_up(struct run *r, bool give_up)
 	};
 
 	return engine_over(r, opts);
+}
+
+static const char one_per_disk_uuid[] = "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a";
+static const char *one_per_disk_name; /* "sdv" or "sdw" */
+
+/* The stick: the disk and its two partitions, announced in that order;
+ * the second holds the ext4 looked for. */
+static void plug_one_per_disk(struct fakesys *fs)
+{
+	const char *disk = one_per_disk_name;
+	unsigned int minor = disk[2] == 'v' ? 80 : 96;
+	char dev[300], p1[16], p2[16];
+
+	snprintf(dev, sizeof(dev), "%s/dev", fs->root);
+	snprintf(p1, sizeof(p1), "%s1", disk);
+	snprintf(p2, sizeof(p2), "%s2", disk);
+	make_image(dev, disk, NULL, NULL, false);
+	make_image(dev, p1, NULL, NULL, false);
+	make_image(dev, p2, one_per_disk_uuid, "second", false);
+	fakesys_add_block(fs, disk, 8, minor, 32768, NULL, true);
+	fakesys_add_partition(fs, disk, p1, 8, minor + 1, 8192);
+	fakesys_add_partition(fs, disk, p2, 8, minor + 2, 8192);
+	fakesys_send_block(fs, "add", disk, 8, minor, 0);
+	fakesys_send_partition(fs, disk, p1, 8, minor + 1);
+	fakesys_send_partition(fs, disk, p2, 8, minor + 2);
+}
+
+/* UUID= of @disk"2", announced after @disk"1": found after @min_ms at
+ * least (from the plug), and within 5 s. */
+static void one_per_disk(const char *disk, uint64_t min_ms)
+{
+	char spec[64], node[32];
+	uint64_t t0, took;
+	struct run r;
+
+	one_per_disk_name = disk;
+	run_begin(&r, false);
+	engine_stalling(&r);
+	snprintf(spec, sizeof(spec), "UUID=%s", one_per_disk_uuid);
+	add_block_target(r.e, spec, 10000);
+	later(&r, 100, plug_one_per_disk);
+	t0 = now_ms();
+	CHECK_INT(engine_run(r.e), ENGINE_FOUND);
+	took = now_ms() - t0;
+	snprintf(node, sizeof(node), "/dev/%s2", disk);
+	CHECK_STR(target0(&r)->node, node);
+	CHECK_MSG(took >= 100 + min_ms,
+		  "%s found %llu ms after the plug: read beside %s1, not after it", node,
+		  (unsigned long long)(took - 100), disk);
+	CHECK_WITHIN(took, 5000);
+	run_end(&r);
+}
+
+/*
+ * One probe at a time per disk (issue 14: the likelier first; a stick
+ * serves one request after another): sdv2 is read once sdv1's probe (300
+ * ms) is over; and a probe that does not end holds the next on its disk
+ * back for ENGINE_MEDIUM_HOLD_MS (500 ms) only, never to the deadline.
+ */
+static void test_probe_one_per_disk(void)
+{
+	if (!probe_available())
+		return;
+	one_per_disk("sdv", 300);
+	one_per_disk("sdw", 500);
 }
 
 static void test_settle_give_up(void)
@@ -1968,6 +2034,7 @@ int main(void)
 	test_uevent_fd_closed();
 	test_probe();
 	test_probe_stall();
+	test_probe_one_per_disk();
 	test_settle_give_up();
 	test_alternatives();
 	return test_summary("test-engine");
