@@ -169,13 +169,14 @@ child_probe(probe_fn fn, const struct probe_job *job, const struct probe_request
 
 	memset(&dev, 0, sizeof(dev));
 	msg.id = id;
+	has_before = read_blkstat(stat, &before);
+	t0 = now_ns();
 	/* held open to the end: the last close of a block device syncs it
 	 * and drops its page cache (blkdev_put()), a tenth of a millisecond
 	 * that comes after the result then (a failure here is the probe's
-	 * own open's to report) */
+	 * own open's to report). The first open is the probe's cost (a
+	 * removable disk checks its medium): timed with it */
 	hold = open(job->node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	has_before = read_blkstat(stat, &before);
-	t0 = now_ns();
 	msg.err = fn(&dev, job->node, req);
 	msg.cost.us = (now_ns() - t0) / 1000;
 	msg.cost.measured = true;
@@ -272,11 +273,13 @@ static int prober_grow(struct prober *p)
 	return 0;
 }
 
-/* The spare, killed (it has no job) and left to prober_reap(). */
+/*
+ * The spare, killed and reaped. It never touched a device (its warming
+ * reads a memfd), so it cannot be in D state: waiting for it is safe,
+ * and leaves no zombie to a program that execs after the wait.
+ */
 static void spare_drop(struct prober *p)
 {
-	struct child *c = &p->children[p->n];
-
 	if (!p->spare.pid)
 		return;
 	kill(p->spare.pid, SIGKILL);
@@ -284,10 +287,8 @@ static void spare_drop(struct prober *p)
 	epoll_ctl(p->epoll_fd, EPOLL_CTL_DEL, p->spare.fd, NULL);
 	close(p->spare.fd);
 	p->spare_job = -1;
-	/* prober_prepare() made the room */
-	*c = p->spare;
-	c->fd = -1;
-	p->n++;
+	while (waitpid(p->spare.pid, NULL, 0) < 0 && errno == EINTR)
+		;
 	p->spare.pid = 0;
 }
 
