@@ -1061,6 +1061,8 @@ static void engine_check_settled(struct engine *e)
 
 static int engine_dispatch(struct engine *e, uint32_t tag)
 {
+	int r;
+
 	switch (tag) {
 	case TAG_SOURCE:
 		return engine_on_source(e);
@@ -1068,8 +1070,12 @@ static int engine_dispatch(struct engine *e, uint32_t tag)
 		return engine_on_rtnl(e);
 	case TAG_TIMER:
 		deadline_ack(e->timer_fd);
+		/* a probe held back long enough starts before the deadlines
+		 * are looked at: a target that expires now still shows what
+		 * was held back, and why */
+		r = e->want_probe ? engine_probe_deferred(e) : 0;
 		engine_expire(e);
-		return e->want_probe ? engine_probe_deferred(e) : 0;
+		return r;
 	case TAG_SIGNAL:
 		return engine_on_signal(e);
 	case TAG_PROBE:

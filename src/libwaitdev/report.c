@@ -68,8 +68,9 @@ static void seen_block(const struct device *d)
 		len += (size_t)snprintf(fs, sizeof(fs),
 					", not read: the probe did not answer");
 	else if (d->probe_deferred)
-		len += (size_t)snprintf(fs, sizeof(fs),
-					", not read: its partitions first");
+		len += (size_t)snprintf(fs, sizeof(fs), ", not read: %s first",
+					d->is_partition ? "another device of its disk"
+							: "its partitions");
 	else if (d->fs_type)
 		len += (size_t)snprintf(fs, sizeof(fs), ", %s%s%s%s%s%s", type,
 					d->fs_uuid ? " UUID=" : "", uuid,

@@ -1824,10 +1824,38 @@ static void one_per_disk(const char *disk, uint64_t min_ms)
  */
 static void test_probe_one_per_disk(void)
 {
+	char text[8192];
+	const char *line;
+	struct run r;
+
 	if (!probe_available())
 		return;
 	one_per_disk("sdv", 300);
 	one_per_disk("sdw", 500);
+
+	/* a deadline while sdw2 is held back: the diagnosis says why it
+	 * was not read (before, it said "its partitions first") */
+	one_per_disk_name = "sdw";
+	run_begin(&r, false);
+	engine_stalling(&r);
+	add_block_target(r.e, "LABEL=nowhere", 300);
+	later(&r, 0, plug_one_per_disk);
+	CHECK_INT(engine_run(r.e), ENGINE_DEADLINE);
+	if (diagnosis_text(r.e, text, sizeof(text))) {
+		line = strstr(text, "seen block sdw2 ");
+		CHECK_MSG(line &&
+				  strstr(line, "not read: another device of its disk "
+					       "first") &&
+				  strstr(line, "\n") > strstr(line, "not read"),
+			  "diagnosis:\n%s", text);
+		line = strstr(text, "seen block sdw1 ");
+		CHECK_MSG(line && strstr(line, "the probe did not answer"),
+			  "diagnosis:\n%s", text);
+		line = strstr(text, "seen block sdw ");
+		CHECK_MSG(line && strstr(line, "not read: its partitions first"),
+			  "diagnosis:\n%s", text);
+	}
+	run_end(&r);
 }
 
 static void test_settle_give_up(void)
