@@ -49,10 +49,11 @@ static int take_value(blkid_probe pr, const char *name, char **slot)
  * question, never a correctness one.
  *
  * A whole probe: the first and the last 132 KiB (superblocks, RAID and
- * LUKS headers). A probe narrowed by rootfstype= reads far less, and
- * under TCG a stick pays for every KiB about as much as for a request
- * (bench/README.md: ~0.9 ms a request, ~0.04 ms a KiB), so it gets what
- * libblkid 2.38 reads for those types and every RAID and crypto type
+ * LUKS headers). A probe narrowed by rootfstype= reads far less, and a
+ * real stick pays for the bytes too (224 KiB at USB 2.0 speed, about
+ * 7 ms: reasoning, not a figure; under TCG both prefetches cost the same,
+ * bench/README.md), so it gets what libblkid 2.38 reads for those types
+ * and every RAID and crypto type
  * (strace of the probe): the first 20 KiB (the filesystem's superblock,
  * md 1.1/1.2, LVM, LUKS and the secondary header of cryptsetup's default
  * 16 KiB LUKS2 header), VMFS's header at 1 MiB, DDF's anchor 128 KiB from
@@ -203,11 +204,9 @@ static bool probe_types(struct type_list *l, char *buf)
  * secondary one of the default 16 KiB header (cryptsetup's), and of any
  * up to 128 KiB in a whole probe, all from the page cache. What it no
  * longer finds is a LUKS2 container with a larger header whose primary
- * one is gone: one cryptsetup cannot open without a
- * header backup either. It holds no filesystem (its data is encrypted),
- * so it is still refused as a root, as "no filesystem" instead of
- * crypto_LUKS. 1: a container (its values in @luks, to free), 0: none,
- * -errno.
+ * one is gone. It holds no filesystem (its data is encrypted), so it is
+ * still refused as a root, as "no filesystem" instead of crypto_LUKS.
+ * 1: a container (its values in @luks, to free), 0: none, -errno.
  */
 struct luks_values {
 	char *type, *uuid, *label;
