@@ -816,10 +816,18 @@ def t_settle_stick(work, args):
               % (layout, gave_up, args.settle_boots, found))
 
 
+# How long after the watch saw USB settled waitdev may end, s. What the
+# settle tests prove is that waitdev acts on the settle, not on its 30 s
+# deadline; the latency itself is a figure (printed), not a bound: under
+# TCG it was 0.31-0.33 s on a loaded CI machine (stop 33) against 0.3,
+# and the latency belongs in a benchmark.
+SETTLE_AFTER = 2.0
+
+
 def t_settle_give_up(work, args):
     """No stick: waitdev --settle gives up (status 1, "USB settled at T s;
-    not there") within 300 ms of the settle, long before its 30 s
-    deadline; both times printed."""
+    not there") within SETTLE_AFTER (2 s) of the settle, long before its
+    30 s deadline; both times printed."""
     check(args.waitdev, "settle-give-up needs --waitdev (a static waitdev)")
     w = WaitdevBoot(work, "settle-give-up", args.waitdev,
                     "waitdev.settle=1 waitdev.root=LABEL=%s "
@@ -834,9 +842,9 @@ def t_settle_give_up(work, args):
           "console:\n" + w.text[-2500:])
     check(w.settled_at is not None, "the watch never saw USB settled")
     # the watch polls every 10 ms, and waitdev may see it first
-    check(w.t1 - w.settled_at <= 0.3,
-          "waitdev ended %.3f s after the settle (bound 0.3 s)"
-          % (w.t1 - w.settled_at))
+    check(w.t1 - w.settled_at <= SETTLE_AFTER,
+          "waitdev ended %.3f s after the settle (bound %.1f s)"
+          % (w.t1 - w.settled_at, SETTLE_AFTER))
     say("%s settle-give-up: %.3f s after the settle, %.3f s before the "
         "deadline" % (BASE, w.t1 - w.settled_at, w.t0 + 30 - w.t1))
 
@@ -880,8 +888,8 @@ def disk_image(work):
 
 def t_settle_fallback(work, args):
     """waitdev.root=LABEL=KSTICK|LABEL=KDISK with waitdev.settle=1 and a
-    virtio disk: without the stick the disk is taken within 300 ms of the
-    settle; with the stick from power-on the stick is, though the disk
+    virtio disk: without the stick the disk is taken within SETTLE_AFTER
+    of the settle; with the stick from power-on the stick is, though the disk
     was found first."""
     check(args.waitdev, "settle-fallback needs --waitdev (a static waitdev)")
     append = ("waitdev.settle=1 waitdev.root=LABEL=%s|LABEL=KDISK "
@@ -894,9 +902,9 @@ def t_settle_fallback(work, args):
     check(w.rc == 0 and "WAITDEV_ROOT='/dev/vda'" in w.out,
           "no stick: expected the disk taken (rc 0, /dev/vda):\n"
           + w.text[-2500:])
-    check(w.settled_at is not None and w.t1 - w.settled_at <= 0.3,
-          "the disk taken %.3f s after the settle (bound 0.3 s)"
-          % (w.t1 - (w.settled_at or 0)))
+    check(w.settled_at is not None and w.t1 - w.settled_at <= SETTLE_AFTER,
+          "the disk taken %.3f s after the settle (bound %.1f s)"
+          % (w.t1 - (w.settled_at or 0), SETTLE_AFTER))
     qemu = ["-device", "qemu-xhci,id=xhci0",
             "-drive", "if=none,id=stick,format=raw,file=" + stick_image(work),
             "-device", "usb-storage,bus=xhci0.0,drive=stick"] + vda
